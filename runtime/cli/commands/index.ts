@@ -1,0 +1,9 @@
+/**
+ * Every CLI command module, in the order `hearth --help` lists them. A module exports a function that
+ * registers its command(s) on the program. Add one import and one entry per module.
+ */
+import type { Command } from 'commander';
+
+export type RegisterCommand = (program: Command) => void;
+
+export const commands: RegisterCommand[] = [];

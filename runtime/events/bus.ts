@@ -1,0 +1,77 @@
+/**
+ * The one typed internal event bus. Producers (executor, supervisor, hub, sync) emit here; the hub's
+ * transports (MQTT, SSE, WebSocket, webhooks) subscribe and turn each event into a CloudEvent.
+ * Listeners run synchronously in emit order; a throwing listener is isolated and reported, never propagated
+ * into the producer (a safety cut must not fail because a subscriber did).
+ */
+import type { SafetyTrip } from '../supervisor/types.js';
+
+export interface BusEvents {
+  /** A safety event: a trip, an e-stop, a reset, a refused attempt to raise a limit. */
+  safety: {
+    kind: 'trip' | 'estop' | 'reset' | 'limit_raise_refused' | 'cleared';
+    trip?: SafetyTrip;
+    action: 'none' | 'pause_all' | 'heat_off_all' | 'abort_session' | 'evacuate';
+    message: string;
+    at: string;
+    executionId?: string;
+    sessionId?: string;
+  };
+  /** An execution changed state (or its status seq advanced). */
+  'execution.state': { executionId: string; state: string; seq: number; outcome?: string; at: string; sessionId?: string };
+  /** A sensor sample (telemetry). */
+  telemetry: { sensor: string; svcSensor: string; tempC: number | null; fault?: string; at: string };
+  /** Heater output changed. */
+  heater: { heater: string; power: number; at: string };
+  /** A hub task changed. */
+  'task.updated': { taskId: string; sessionId?: string; state: string; at: string; task: Record<string, unknown> };
+  /** A hub session changed. */
+  'session.updated': { sessionId: string; state: string; at: string; session: Record<string, unknown> };
+  /** Sync with an index: progress, success, a rejected document. */
+  sync: { kind: 'started' | 'applied' | 'rejected' | 'failed' | 'recall'; message: string; at: string; detail?: Record<string, unknown> };
+  /** Device availability / heartbeat. */
+  'device.heartbeat': { at: string; state: string };
+}
+
+export type BusEventName = keyof BusEvents;
+type Listener<K extends BusEventName> = (payload: BusEvents[K], name: K) => void;
+
+export class EventBus {
+  private readonly listeners = new Map<BusEventName, Set<Listener<BusEventName>>>();
+  private readonly any = new Set<(name: BusEventName, payload: BusEvents[BusEventName]) => void>();
+
+  constructor(private readonly onListenerError: (err: unknown, name: BusEventName) => void = () => {}) {}
+
+  on<K extends BusEventName>(name: K, fn: Listener<K>): () => void {
+    let set = this.listeners.get(name);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(name, set);
+    }
+    set.add(fn as unknown as Listener<BusEventName>);
+    return () => set.delete(fn as unknown as Listener<BusEventName>);
+  }
+
+  /** Subscribe to every event (transports use this). */
+  onAny(fn: (name: BusEventName, payload: BusEvents[BusEventName]) => void): () => void {
+    this.any.add(fn);
+    return () => this.any.delete(fn);
+  }
+
+  emit<K extends BusEventName>(name: K, payload: BusEvents[K]): void {
+    for (const fn of this.listeners.get(name) ?? []) {
+      try {
+        fn(payload, name);
+      } catch (err) {
+        this.onListenerError(err, name);
+      }
+    }
+    for (const fn of this.any) {
+      try {
+        fn(name, payload);
+      } catch (err) {
+        this.onListenerError(err, name);
+      }
+    }
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The seam between the executor (and anything else that wants heat) and the actuators. Nothing drives a
+ * HeaterOutput except the supervisor. See ../../docs/safety.md.
+ */
+
+/** What a caller wants from one heater during one step. */
+export interface HeatRequest {
+  heater: string;
+  /** Requested power 0..1; the supervisor may grant less (or nothing). */
+  power: number;
+  /** The svc op of the step (selects limits by appliesTo.ops). */
+  op: string;
+  /** Envelope medium of the step (selects limits by appliesTo.medium). */
+  medium?: string;
+  /** The step's target temperature, if any: the supervisor clamps it to the effective maximum. */
+  targetC?: number;
+  /** The recipe's narrowing for this step (it can only lower limits). */
+  recipeMaxC?: number;
+  /** Who asks (execution id), for the log and the safety event. */
+  owner: string;
+}
+
+export interface HeatGrant {
+  granted: boolean;
+  power: number;
+  /** Effective max temperature in force for this request (°C). */
+  effectiveMaxC?: number;
+  /** Target after clamping to the effective limits. */
+  targetC?: number;
+  reason?: string;
+}
+
+export type TripReason =
+  | 'over_limit'
+  | 'stale_reading'
+  | 'out_of_range_reading'
+  | 'implausible_pair'
+  | 'thermal_runaway'
+  | 'heating_while_off'
+  | 'sensor_fault'
+  | 'watchdog'
+  | 'estop'
+  | 'limit_raise_attempt';
+
+export interface SafetyTrip {
+  id: string;
+  reason: TripReason;
+  /** Which limit, sensor or heater the trip is about. */
+  subject: string;
+  message: string;
+  /** What a person should check before resetting. */
+  hint: string;
+  at: string; // RFC 3339
+  /** The action taken: cut_heat, stop_all, … */
+  action: string;
+  reading?: number;
+  limit?: number;
+}
+
+export interface SupervisorStatus {
+  latched: boolean;
+  trip?: SafetyTrip;
+  heaters: Record<string, { power: number; leaseExpiresAt?: number; owner?: string }>;
+}
+
+export interface SafetySupervisor {
+  /** Ask for heat; renews the lease for this heater when granted. */
+  requestHeat(req: HeatRequest): HeatGrant;
+  /** Drop heat on one heater (lease released). */
+  release(heater: string, owner: string): void;
+  /** Cut every heater now and latch a stop with `reason`. Never throws; idempotent. */
+  cutAll(reason: TripReason, message: string): SafetyTrip;
+  /** Clear a latched trip. Only a person may call this (the caller checks who). */
+  reset(by: string): boolean;
+  status(): SupervisorStatus;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// Makes sure the real third-party peers the tests talk to are on this machine: Debian's mosquitto and
+// mosquitto-clients (an MQTT 5 broker and client), socat (pty pairs for serial tests) and chromium
+// (browser tests). Installs what is missing with apt-get when it can (root, or passwordless sudo);
+// otherwise stops with one line naming the packages to install. Does nothing when all are present.
+import { execFileSync, spawnSync } from 'node:child_process';
+
+const needs = [
+  { bin: 'mosquitto', pkg: 'mosquitto' },
+  { bin: 'mosquitto_sub', pkg: 'mosquitto-clients' },
+  { bin: 'socat', pkg: 'socat' },
+  { bin: 'chromium', pkg: 'chromium' },
+];
+
+const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
+const missing = [...new Set(needs.filter((n) => !has(n.bin)).map((n) => n.pkg))];
+if (missing.length === 0) process.exit(0);
+
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+const sudo = isRoot ? [] : spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0 ? ['sudo', '-n'] : null;
+if (sudo === null || !has('apt-get')) {
+  console.error(`hearth tests need these Debian packages: ${missing.join(' ')} (install them with apt-get, then run npm test again)`);
+  process.exit(1);
+}
+console.error(`installing test peers from Debian: ${missing.join(' ')}`);
+const run = (args) => {
+  const [cmd, ...rest] = [...sudo, ...args];
+  execFileSync(cmd, rest, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+};
+run(['apt-get', 'update', '-q']);
+run(['apt-get', 'install', '-y', '-q', '--no-install-recommends', ...missing]);

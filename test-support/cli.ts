@@ -1,0 +1,84 @@
+/**
+ * Run the `hearth` CLI from source in a child process, as a user would (real argv, stdout, stderr, exit code).
+ */
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+const entry = fileURLToPath(new URL('../runtime/cli/run.ts', import.meta.url));
+
+/** argv for spawning the CLI from source: [node, ...args]. */
+export function hearthArgv(args: string[]): [string, string[]] {
+  return [process.execPath, ['--import', 'tsx', entry, ...args]];
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the CLI to completion. `input` is written to stdin when given. */
+export function runCli(args: string[], opts: SpawnOptions & { input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  const [cmd, argv] = hearthArgv(args);
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { cwd: repoRoot, ...opts, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
+    else child.stdin?.end();
+  });
+}
+
+/** Spawn a long-running CLI process (e.g. `start`) and resolve once a stdout line matches `ready`. */
+export function spawnCli(
+  args: string[],
+  ready: RegExp,
+  opts: SpawnOptions & { timeoutMs?: number } = {},
+): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string }> {
+  const [cmd, argv] = hearthArgv(args);
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { cwd: repoRoot, ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let done = false;
+    const timer = setTimeout(() => {
+      if (!done) {
+        done = true;
+        child.kill('SIGKILL');
+        reject(new Error(`CLI did not print ${ready} in time; output:\n${out}`));
+      }
+    }, opts.timeoutMs ?? 30_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = out.match(ready);
+      if (m && !done) {
+        done = true;
+        clearTimeout(timer);
+        resolve({ child, match: m, output: () => out });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.on('exit', (code) => {
+      if (!done) {
+        done = true;
+        clearTimeout(timer);
+        reject(new Error(`CLI exited with ${code} before ready; output:\n${out}`));
+      }
+    });
+  });
+}
