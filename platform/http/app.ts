@@ -1,0 +1,41 @@
+/**
+ * `createHttpApp`: a Fastify instance with the platform's conventions already in place: problem documents for
+ * every error, the strict JSON parser with a body limit, strict body validation, and bad URLs answered 400.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import { problem } from '../../core/problems.js';
+import { DEFAULT_BODY_LIMIT, installJsonParser } from './json.js';
+import { type BaseUrl, baseOf, installProblems, PROBLEM_JSON } from './problems.js';
+import { createValidatorCompiler } from './validation.js';
+
+export interface HttpAppOptions {
+  /** Public base URL of the surface; problem `type`s are `{baseUrl}/errors/<slug>`. */
+  baseUrl: BaseUrl;
+  /** Largest accepted body in bytes (default 256 KiB). */
+  bodyLimit?: number;
+  /** A pino logger, `false` (default) for none, or fastify logger options. */
+  logger?: FastifyServerOptions['logger'];
+  loggerInstance?: FastifyServerOptions['loggerInstance'];
+}
+
+export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
+  const bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const app = Fastify({
+    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
+    bodyLimit,
+    return503OnClosing: true,
+    forceCloseConnections: true,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
+    frameworkErrors: (err, req, reply) => {
+      const base = baseOf(opts.baseUrl, req);
+      (reply as unknown as FastifyReply)
+        .code(400)
+        .type(PROBLEM_JSON)
+        .send(problem(base, 'bad-request', err.code === 'FST_ERR_BAD_URL' ? 'the request URL is malformed' : err.message));
+    },
+  }) as unknown as FastifyInstance;
+  app.setValidatorCompiler(createValidatorCompiler());
+  installProblems(app, { baseUrl: opts.baseUrl });
+  installJsonParser(app, { bodyLimit });
+  return app;
+}

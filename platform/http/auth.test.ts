@@ -1,0 +1,73 @@
+import Database from 'better-sqlite3';
+import t from 'tap';
+import { MigrationRegistry } from '../sqlite/migrations.js';
+import { createHttpApp } from './app.js';
+import { hashToken, installBearerAuth, TokenStore, tokensMigration } from './auth.js';
+
+function setup() {
+  const db = new Database(':memory:');
+  new MigrationRegistry().add(tokensMigration).migrate(db);
+  const tokens = new TokenStore(db, () => Date.parse('2026-01-01T00:00:00Z'));
+  const app = createHttpApp({ baseUrl: 'http://dev' });
+  installBearerAuth(app, { tokens });
+  app.get('/open', async (req) => ({ who: req.principal?.name ?? null }));
+  app.post('/cook', { config: { scope: 'cook' } }, async (req) => ({ who: req.principal?.name, kind: req.principal?.kind }));
+  app.get('/either', { config: { scope: ['read', 'admin'] } }, async () => ({ ok: true }));
+  return { db, tokens, app };
+}
+
+t.test('tokens are stored hashed and can be listed and revoked', (t) => {
+  const { db, tokens } = setup();
+  const { token, info } = tokens.create({ name: 'kitchen tablet', scopes: ['read', 'cook', 'read'], kind: 'human' });
+  t.match(token, /^hth_[A-Za-z0-9_-]{43}$/);
+  t.same(info.scopes, ['read', 'cook']);
+  const row = db.prepare('SELECT * FROM tokens').get() as Record<string, unknown>;
+  t.equal(row.hash, hashToken(token));
+  t.notOk(JSON.stringify(row).includes(token), 'secret not stored');
+  t.same(tokens.verify(token), { id: info.id, name: 'kitchen tablet', kind: 'human', scopes: ['read', 'cook'] });
+  t.equal(tokens.verify(`${token}x`), null);
+  t.equal(tokens.list().length, 1);
+  t.equal(tokens.revoke('kitchen tablet'), 1);
+  t.equal(tokens.revoke(info.id), 0);
+  t.equal(tokens.verify(token), null);
+  t.equal(tokens.list()[0]?.revokedAt, '2026-01-01T00:00:00.000Z');
+  t.throws(() => tokens.create({ scopes: [] }), /at least one scope/);
+  t.throws(() => tokens.create({ scopes: ['Bad Scope'] }), /bad scope/);
+  t.throws(() => tokens.create({ scopes: ['read'], kind: 'robot' as 'human' }), /kind/);
+  t.end();
+});
+
+t.test('401, 403 and success', async (t) => {
+  const { tokens, app } = setup();
+  const cook = tokens.create({ name: 'agent-1', scopes: ['cook'], kind: 'agent' }).token;
+  const reader = tokens.create({ name: 'viewer', scopes: ['read'] }).token;
+
+  const none = await app.inject({ method: 'POST', url: '/cook' });
+  t.equal(none.statusCode, 401);
+  t.equal(none.headers['www-authenticate'], 'Bearer realm="hearth"');
+  t.equal(none.json().type, 'http://dev/errors/unauthorized');
+
+  const bad = await app.inject({ method: 'POST', url: '/cook', headers: { authorization: 'Bearer hth_nope' } });
+  t.equal(bad.statusCode, 401);
+  t.match(bad.headers['www-authenticate'], /error="invalid_token"/);
+
+  const basic = await app.inject({ method: 'POST', url: '/cook', headers: { authorization: 'Basic Zm9vOmJhcg==' } });
+  t.equal(basic.statusCode, 401);
+
+  const wrong = await app.inject({ method: 'POST', url: '/cook', headers: { authorization: `Bearer ${reader}` } });
+  t.equal(wrong.statusCode, 403);
+  t.equal(wrong.headers['www-authenticate'], 'Bearer realm="hearth", error="insufficient_scope", scope="cook"');
+  t.equal(wrong.json().type, 'http://dev/errors/forbidden');
+
+  const ok = await app.inject({ method: 'POST', url: '/cook', headers: { authorization: `bearer ${cook}` } });
+  t.equal(ok.statusCode, 200);
+  t.same(ok.json(), { who: 'agent-1', kind: 'agent' });
+
+  t.equal((await app.inject({ method: 'GET', url: '/either', headers: { authorization: `Bearer ${reader}` } })).statusCode, 200);
+  t.equal((await app.inject({ method: 'GET', url: '/either', headers: { authorization: `Bearer ${cook}` } })).statusCode, 403);
+
+  // Routes without a scope never refuse, even for a bad token.
+  const open = await app.inject({ method: 'GET', url: '/open', headers: { authorization: 'Bearer garbage' } });
+  t.equal(open.statusCode, 200);
+  t.same(open.json(), { who: null });
+});

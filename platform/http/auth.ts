@@ -1,0 +1,162 @@
+/**
+ * Bearer tokens. A token is shown once when created and stored only as its SHA-256; it carries scopes and a
+ * kind (`human` or `agent`). `installBearerAuth` reads `Authorization: Bearer …` on every request and sets
+ * `req.principal`; a route that names `config.scope` answers 401 `unauthorized` without a valid token and 403
+ * `forbidden` when the token lacks the scope, both with an RFC 6750 `WWW-Authenticate: Bearer` header.
+ * A route without `config.scope` never refuses for authorization (a bad token there is simply ignored).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import type { FastifyInstance } from 'fastify';
+import type { Migration } from '../sqlite/migrations.js';
+import { ProblemError } from './problems.js';
+import './types.js';
+
+export type PrincipalKind = 'human' | 'agent';
+
+export interface Principal {
+  id: string;
+  name: string;
+  kind: PrincipalKind;
+  scopes: string[];
+}
+
+export interface TokenInfo extends Principal {
+  createdAt: string;
+  revokedAt?: string;
+}
+
+export const tokensMigration: Migration = {
+  id: 'platform.tokens.1',
+  up(db) {
+    db.exec(`CREATE TABLE tokens (
+      id TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL CHECK (kind IN ('human', 'agent')),
+      scopes TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL, revoked_at INTEGER)`);
+  },
+};
+
+const SCOPE = /^[a-z][a-z0-9_:-]{0,39}$/;
+const TOKEN_PREFIX = 'hth_';
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+interface TokenRow {
+  id: string;
+  name: string;
+  kind: PrincipalKind;
+  scopes: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+function toInfo(row: TokenRow): TokenInfo {
+  const info: TokenInfo = {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    scopes: JSON.parse(row.scopes) as string[],
+    createdAt: new Date(row.created_at).toISOString(),
+  };
+  if (row.revoked_at !== null) info.revokedAt = new Date(row.revoked_at).toISOString();
+  return info;
+}
+
+export class TokenStore {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Create a token. The returned `token` is the only time the secret exists outside the caller. */
+  create(opts: { name?: string; scopes: string[]; kind?: PrincipalKind }): { token: string; info: TokenInfo } {
+    const scopes = [...new Set(opts.scopes.map((s) => s.trim()).filter((s) => s !== ''))];
+    if (scopes.length === 0) throw new Error('a token needs at least one scope');
+    for (const s of scopes) if (!SCOPE.test(s)) throw new Error(`bad scope ${JSON.stringify(s)}: use lower-case letters, digits, _ : -`);
+    const kind = opts.kind ?? 'human';
+    if (kind !== 'human' && kind !== 'agent') throw new Error(`kind must be human or agent, not ${JSON.stringify(kind)}`);
+    const id = `tok_${randomBytes(6).toString('hex')}`;
+    const name = (opts.name ?? id).trim();
+    if (name === '' || name.length > 100) throw new Error('a token name is 1-100 characters');
+    const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const createdAt = this.now();
+    this.db
+      .prepare('INSERT INTO tokens (id, name, kind, scopes, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(id, name, kind, JSON.stringify(scopes), hashToken(token), createdAt);
+    return { token, info: { id, name, kind, scopes, createdAt: new Date(createdAt).toISOString() } };
+  }
+
+  list(): TokenInfo[] {
+    return (
+      this.db.prepare('SELECT id, name, kind, scopes, created_at, revoked_at FROM tokens ORDER BY created_at, id').all() as TokenRow[]
+    ).map(toInfo);
+  }
+
+  /** Revoke by id or name; returns how many tokens were revoked now. */
+  revoke(idOrName: string): number {
+    return this.db
+      .prepare('UPDATE tokens SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL')
+      .run(this.now(), idOrName, idOrName).changes;
+  }
+
+  /** The principal of a presented token, or null when unknown or revoked. */
+  verify(token: string): Principal | null {
+    if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
+    const row = this.db.prepare('SELECT id, name, kind, scopes, created_at, revoked_at FROM tokens WHERE hash = ?').get(hashToken(token)) as
+      | TokenRow
+      | undefined;
+    if (!row || row.revoked_at !== null) return null;
+    const { id, name, kind, scopes } = toInfo(row);
+    return { id, name, kind, scopes };
+  }
+}
+
+export interface BearerAuthOptions {
+  tokens: TokenStore;
+  /** Realm named in WWW-Authenticate (default "hearth"). */
+  realm?: string;
+}
+
+function bearerOf(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(header);
+  return m ? m[1] : '';
+}
+
+export function installBearerAuth(app: FastifyInstance, opts: BearerAuthOptions): void {
+  const realm = opts.realm ?? 'hearth';
+  if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (req) => {
+    const presented = bearerOf(req.headers.authorization);
+    req.principal = presented ? opts.tokens.verify(presented) : null;
+    const need = req.routeOptions.config?.scope;
+    if (need === undefined) return;
+    const needed = typeof need === 'string' ? [need] : [...need];
+    if (!req.principal) {
+      const challenge =
+        presented === undefined
+          ? `Bearer realm="${realm}"`
+          : `Bearer realm="${realm}", error="invalid_token", error_description="unknown, revoked or malformed token"`;
+      throw new ProblemError(
+        'unauthorized',
+        presented === undefined ? 'this request needs a bearer token' : 'the bearer token is unknown, revoked or malformed',
+        {},
+        {
+          'WWW-Authenticate': challenge,
+        },
+      );
+    }
+    if (!needed.some((s) => req.principal?.scopes.includes(s))) {
+      const scope = needed.join(' ');
+      throw new ProblemError(
+        'forbidden',
+        `this request needs the scope ${needed.join(' or ')}`,
+        { requiredScope: needed },
+        {
+          'WWW-Authenticate': `Bearer realm="${realm}", error="insufficient_scope", scope="${scope}"`,
+        },
+      );
+    }
+  });
+}

@@ -1,0 +1,18 @@
+/** Route configuration and request fields the platform kit adds to Fastify (declaration merging). */
+import type { Principal } from './auth.js';
+import type { IdempotencyScope } from './idempotency.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Scope(s) a bearer token needs for this route (any one of them). Absent: no token needed. */
+    scope?: string | readonly string[];
+    /** Idempotency-Key handling: `required` (400 without), `optional` (used when given). Absent: ignored. */
+    idempotency?: 'required' | 'optional';
+  }
+  interface FastifyRequest {
+    /** The authenticated caller, when a valid bearer token came with the request. */
+    principal: Principal | null;
+    /** Set while this request holds an idempotency key. */
+    idempotency: IdempotencyScope | null;
+  }
+}

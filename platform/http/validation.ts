@@ -1,0 +1,81 @@
+/**
+ * Schema validation for routes, with ajv 8. Bodies are validated strictly (no type coercion, no defaults
+ * filled in, no silent removal of unknown fields: a schema that forbids them rejects them); querystring,
+ * params and headers are coerced from strings, as they can only be strings on the wire.
+ * Errors become JSON-pointer paths: `{in: "body", pointer: "/steps/0/tempC", message}`.
+ */
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
+
+// ajv-formats ships CommonJS with a default export; under NodeNext the callable sits on `.default`.
+type AddFormats = (ajv: Ajv) => Ajv;
+const formatsExport = addFormatsModule as unknown as AddFormats & { default?: AddFormats };
+const addFormats: AddFormats = typeof formatsExport.default === 'function' ? formatsExport.default : formatsExport;
+
+/** Most validation errors reported in one problem document. */
+export const MAX_REPORTED_ERRORS = 20;
+
+export interface ValidationItem {
+  in: string;
+  pointer: string;
+  message: string;
+}
+
+function makeAjv(coerce: boolean, extra: Options = {}): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: coerce,
+    removeAdditional: false,
+    strict: false,
+    ...extra,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+/** A fastify validatorCompiler: strict for bodies, coercing for the string-only parts of a request. */
+export function createValidatorCompiler(extra: Options = {}): FastifySchemaCompiler<FastifySchema> {
+  const strict = makeAjv(false, extra);
+  const coercing = makeAjv(true, extra);
+  const cache = new WeakMap<object, ValidateFunction>();
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? strict : coercing;
+    const key = schema as object;
+    let fn = httpPart === 'body' ? cache.get(key) : undefined;
+    if (!fn) {
+      fn = ajv.compile(schema as object);
+      if (httpPart === 'body') cache.set(key, fn);
+    }
+    const validate = fn;
+    return (data: unknown) => {
+      if (validate(data)) return { value: data };
+      const err = Object.assign(new Error('validation failed'), { validation: (validate.errors ?? []).slice(0, MAX_REPORTED_ERRORS) });
+      return { error: err };
+    };
+  };
+}
+
+function escapePointer(s: string): string {
+  return s.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Turn ajv errors into JSON-pointer items. `context` is fastify's validationContext (body, querystring, …). */
+export function validationErrors(errors: readonly Partial<ErrorObject>[], context = 'body'): ValidationItem[] {
+  return errors.slice(0, MAX_REPORTED_ERRORS).map((e) => {
+    let pointer = e.instancePath ?? '';
+    const params = (e.params ?? {}) as Record<string, unknown>;
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required' && typeof params.missingProperty === 'string') {
+      pointer += `/${escapePointer(params.missingProperty)}`;
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+      pointer += `/${escapePointer(params.additionalProperty)}`;
+      message = 'is not an allowed field';
+    } else if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) {
+      message = `must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    }
+    return { in: context, pointer, message };
+  });
+}
