@@ -40,6 +40,7 @@ export const problemCatalog = {
   'idempotency-key-missing': { status: 400, title: 'Idempotency-Key header missing or malformed' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency-Key reused with a different body' },
   'idempotency-key-in-flight': { status: 409, title: 'Request with this Idempotency-Key is still in progress' },
+  'namespace-proof-failed': { status: 422, title: 'Namespace proof failed' },
   'internal-error': { status: 500, title: 'Internal error' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, ProblemType>;
