@@ -1,0 +1,103 @@
+/**
+ * The published documents: the registry (`{svc, generatedAt, registry, entries}`), the directory, and the
+ * signed recall feed. Each is rebuilt once per store revision, so it reflects every change and costs nothing
+ * between changes. `exportDocuments` writes the same files for static hosting.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type KeyFile, publicRecord } from '../../core/keys.js';
+import { signDocument } from '../../core/signature.js';
+import type { RegistryStore } from './store/store.js';
+import { REGISTRY_SPEC_VERSION, type RegistryEntry } from './types.js';
+
+export interface DocumentSource {
+  store: RegistryStore;
+  key: KeyFile;
+  now: () => Date;
+  /** Public base URL of this registry, written as `registry` and as the recall issuer. */
+  registry: string;
+}
+
+/** Build the signed Recall document for entries that became `recalled`. */
+export function recallDocument(
+  src: Pick<DocumentSource, 'key' | 'registry'>,
+  entries: RegistryEntry[],
+  seq: number,
+  at: string,
+  message?: string,
+) {
+  const doc = {
+    svc: REGISTRY_SPEC_VERSION,
+    kind: 'Recall',
+    id: `rc-${String(seq).padStart(6, '0')}`,
+    seq,
+    issuedAt: at,
+    issuer: src.registry,
+    targets: entries.map((e) => ({ ref: `${e.name}@${e.version}`, name: e.name, version: e.version, sha256: e.sha256, url: e.url })),
+    severity: 'high',
+    reason: 'publisher_recall',
+    action: 'block_and_stop_running',
+    detail: message ?? 'Recalled by the publisher.',
+  };
+  return signDocument(doc, src.key, { kind: 'Recall', signedAt: at });
+}
+
+export class Documents {
+  private cache = new Map<string, { rev: number; text: string }>();
+
+  constructor(private readonly src: DocumentSource) {}
+
+  private async cached(name: string, build: () => Promise<unknown>): Promise<string> {
+    const rev = this.src.store.revision();
+    const hit = this.cache.get(name);
+    if (hit && hit.rev === rev) return hit.text;
+    const text = JSON.stringify(await build());
+    this.cache.set(name, { rev, text });
+    return text;
+  }
+
+  registry(): Promise<string> {
+    return this.cached('registry', async () => ({
+      svc: REGISTRY_SPEC_VERSION,
+      generatedAt: this.src.now().toISOString(),
+      registry: this.src.registry,
+      entries: await this.src.store.allEntries(),
+    }));
+  }
+
+  directory(): Promise<string> {
+    return this.cached('directory', async () => ({
+      svc: REGISTRY_SPEC_VERSION,
+      generatedAt: this.src.now().toISOString(),
+      note: 'Organizations that asked to be listed. Listing is not endorsement, certification or partnership.',
+      entries: await this.src.store.allDirectoryEntries(),
+    }));
+  }
+
+  recallFeed(): Promise<string> {
+    return this.cached('recalls', async () => ({
+      svc: REGISTRY_SPEC_VERSION,
+      generatedAt: this.src.now().toISOString(),
+      registry: this.src.registry,
+      keys: [publicRecord(this.src.key)],
+      recalls: (await this.src.store.recalls(0)).map((r) => r.doc),
+    }));
+  }
+}
+
+/** Write v1/registry.json, v1/directory.json and v1/recalls.json under `outDir`. Returns the paths written. */
+export async function exportDocuments(src: DocumentSource, outDir: string): Promise<string[]> {
+  const docs = new Documents(src);
+  const dir = join(outDir, 'v1');
+  mkdirSync(dir, { recursive: true });
+  const files: [string, string][] = [
+    ['registry.json', await docs.registry()],
+    ['directory.json', await docs.directory()],
+    ['recalls.json', await docs.recallFeed()],
+  ];
+  return files.map(([name, text]) => {
+    const path = join(dir, name);
+    writeFileSync(path, `${text}\n`);
+    return path;
+  });
+}
