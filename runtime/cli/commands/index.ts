@@ -3,7 +3,8 @@
  * registers its command(s) on the program. Add one import and one entry per module.
  */
 import type { Command } from 'commander';
+import { registerConformance } from './conformance.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [];
+export const commands: RegisterCommand[] = [registerConformance];
