@@ -1,0 +1,255 @@
+/**
+ * Rig configuration: a JSON or YAML file validated against a JSON Schema at start-up, with errors that name
+ * the file and the offending field. See docs/hardware.md.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import { FAULT_KINDS, type FaultSpec } from './sim/faults.js';
+
+export interface GpioLineConfig {
+  /** sysfs GPIO number (as the kernel numbers it; on newer kernels the chip base is added). */
+  line: number;
+  activeLow?: boolean;
+}
+
+export interface Mcp9600SensorConfig {
+  id: string;
+  driver: 'mcp9600';
+  svcSensor: string;
+  medium: string;
+  bus: string;
+  address: number;
+  thermocouple?: 'K' | 'J' | 'T' | 'N' | 'S' | 'E' | 'B' | 'R';
+  accuracyC?: number;
+  rangeC?: { min: number; max: number };
+}
+
+interface HeaterBase {
+  id: string;
+  medium: string;
+  maxPowerW: number;
+  /** The device's own hard maximum for what this heater heats (°C); it joins the limit sets. */
+  maxC?: number;
+}
+
+export interface GpioRelayHeaterConfig extends HeaterBase {
+  driver: 'gpio_relay';
+  sensors: string[];
+  gpio: GpioLineConfig;
+  /** Time-proportioning window for fractional power (ms, default 2000). */
+  windowMs?: number;
+}
+
+export interface SerialApplianceHeaterConfig extends HeaterBase {
+  driver: 'serial_appliance';
+  path: string;
+  baudRate?: number;
+  /** The appliance's own temperature probe, exposed as a rig sensor. */
+  sensor: { id: string; svcSensor: string; accuracyC?: number; rangeC?: { min: number; max: number } };
+}
+
+export interface HardwareRigConfig {
+  kind: 'hardware';
+  device?: string;
+  sensors: Mcp9600SensorConfig[];
+  heaters: Array<GpioRelayHeaterConfig | SerialApplianceHeaterConfig>;
+  presence?: GpioLineConfig;
+  estop?: GpioLineConfig;
+  /** Where sysfs GPIO lives (default /sys/class/gpio); the watchdog worker writes line values there. */
+  gpioSysfsRoot?: string;
+}
+
+export interface SimulatedRigConfig {
+  kind: 'simulated';
+  device?: string;
+  seed?: number;
+  speed?: number;
+  ambientC?: number;
+  altitudeM?: number;
+  redundantOilSensor?: boolean;
+  faults?: FaultSpec[];
+}
+
+export type RigConfig = SimulatedRigConfig | HardwareRigConfig;
+
+const id = { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,31}$' };
+const range = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['min', 'max'],
+  properties: { min: { type: 'number' }, max: { type: 'number' } },
+};
+const gpioLine = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['line'],
+  properties: { line: { type: 'integer', minimum: 0, maximum: 4095 }, activeLow: { type: 'boolean' } },
+};
+const heaterBase = {
+  id,
+  medium: { type: 'string', minLength: 1 },
+  maxPowerW: { type: 'number', exclusiveMinimum: 0 },
+  maxC: { type: 'number' },
+};
+
+export const rigConfigSchema = {
+  $id: 'https://hearth.invalid/schemas/rig-config.json',
+  oneOf: [
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['kind'],
+      properties: {
+        kind: { const: 'simulated' },
+        device: { type: 'string', minLength: 1 },
+        seed: { type: 'integer' },
+        speed: { type: 'number', exclusiveMinimum: 0, maximum: 10000 },
+        ambientC: { type: 'number', minimum: -40, maximum: 60 },
+        altitudeM: { type: 'number', minimum: -500, maximum: 9000 },
+        redundantOilSensor: { type: 'boolean' },
+        faults: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['kind', 'target'],
+            properties: {
+              kind: { enum: [...FAULT_KINDS] },
+              target: { type: 'string', minLength: 1 },
+              atMs: { type: 'number', minimum: 0 },
+              value: { type: 'number' },
+            },
+          },
+        },
+      },
+    },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['kind', 'sensors', 'heaters'],
+      properties: {
+        kind: { const: 'hardware' },
+        device: { type: 'string', minLength: 1 },
+        gpioSysfsRoot: { type: 'string', minLength: 1 },
+        presence: gpioLine,
+        estop: gpioLine,
+        sensors: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['id', 'driver', 'svcSensor', 'medium', 'bus', 'address'],
+            properties: {
+              id,
+              driver: { const: 'mcp9600' },
+              svcSensor: { type: 'string', minLength: 1 },
+              medium: { type: 'string', minLength: 1 },
+              bus: { type: 'string', pattern: '^/dev/i2c-[0-9]+$' },
+              address: { type: 'integer', minimum: 0x60, maximum: 0x67 },
+              thermocouple: { enum: ['K', 'J', 'T', 'N', 'S', 'E', 'B', 'R'] },
+              accuracyC: { type: 'number', exclusiveMinimum: 0 },
+              rangeC: range,
+            },
+          },
+        },
+        heaters: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            oneOf: [
+              {
+                type: 'object',
+                additionalProperties: false,
+                required: ['id', 'driver', 'medium', 'maxPowerW', 'sensors', 'gpio'],
+                properties: {
+                  ...heaterBase,
+                  driver: { const: 'gpio_relay' },
+                  sensors: { type: 'array', minItems: 1, items: id },
+                  gpio: gpioLine,
+                  windowMs: { type: 'integer', minimum: 100, maximum: 60000 },
+                },
+              },
+              {
+                type: 'object',
+                additionalProperties: false,
+                required: ['id', 'driver', 'medium', 'maxPowerW', 'path', 'sensor'],
+                properties: {
+                  ...heaterBase,
+                  driver: { const: 'serial_appliance' },
+                  path: { type: 'string', minLength: 1 },
+                  baudRate: { type: 'integer', minimum: 1200 },
+                  sensor: {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: ['id', 'svcSensor'],
+                    properties: {
+                      id,
+                      svcSensor: { type: 'string', minLength: 1 },
+                      accuracyC: { type: 'number', exclusiveMinimum: 0 },
+                      rangeC: range,
+                    },
+                  },
+                },
+              },
+            ],
+          },
+        },
+      },
+    },
+  ],
+} as const;
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validate = ajv.compile<RigConfig>(rigConfigSchema);
+
+function describe(errors: ErrorObject[] | null | undefined, doc: unknown): string {
+  const kind = (doc as { kind?: unknown } | null)?.kind;
+  if (kind !== 'simulated' && kind !== 'hardware') return '/kind must be "simulated" or "hardware"';
+  // oneOf reports the failures of every branch; show those of the branch the document chose.
+  const branch = kind === 'simulated' ? '/oneOf/0/' : '/oneOf/1/';
+  const relevant = (errors ?? []).filter((e) => e.schemaPath.startsWith(`#${branch}`) && e.keyword !== 'oneOf' && e.keyword !== 'const');
+  const picked = relevant.length > 0 ? relevant : (errors ?? []);
+  return picked
+    .slice(0, 3)
+    .map((e) => {
+      const extra = e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : '';
+      return `${e.instancePath || '/'} ${e.message}${extra}`;
+    })
+    .join('; ');
+}
+
+/** Validate a parsed rig configuration. Throws an Error whose message starts with `where`. */
+export function parseRigConfig(doc: unknown, where = 'rig config'): RigConfig {
+  if (!validate(doc)) throw new Error(`${where}: ${describe(validate.errors, doc)}`);
+  if (doc.kind === 'hardware') {
+    const sensorIds = new Set<string>();
+    for (const s of doc.sensors) sensorIds.add(s.id);
+    for (const h of doc.heaters) if (h.driver === 'serial_appliance') sensorIds.add(h.sensor.id);
+    if (sensorIds.size !== doc.sensors.length + doc.heaters.filter((h) => h.driver === 'serial_appliance').length) {
+      throw new Error(`${where}: sensor ids must be unique`);
+    }
+    for (const h of doc.heaters) {
+      if (h.driver !== 'gpio_relay') continue;
+      for (const s of h.sensors) if (!sensorIds.has(s)) throw new Error(`${where}: heater "${h.id}" names unknown sensor "${s}"`);
+    }
+  }
+  return doc;
+}
+
+/** Read a rig file (JSON or YAML). Errors name the path and the reason. */
+export function loadRigConfig(path: string): RigConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`${path}: cannot read rig config (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  let doc: unknown;
+  try {
+    doc = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new Error(`${path}: not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'} (${(err as Error).message.split('\n')[0]})`);
+  }
+  return parseRigConfig(doc, path);
+}

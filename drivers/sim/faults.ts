@@ -1,0 +1,56 @@
+/** Faults the simulated rig can inject, by target sensor or heater id, optionally from a simulated time on. */
+
+export const FAULT_KINDS = [
+  'open_circuit',
+  'stuck',
+  'noisy',
+  'i2c_error',
+  'detached',
+  'relay_welded',
+  'heater_dead',
+  'serial_lost',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface FaultSpec {
+  kind: FaultKind;
+  /** Sensor or heater id. */
+  target: string;
+  /** Simulated ms from rig start when the fault begins (immediately when absent). */
+  atMs?: number;
+  /** Stuck: the value it sticks at (default: the reading when it stuck). Noisy: amplitude in °C (default 15). */
+  value?: number;
+}
+
+export const SENSOR_FAULTS: readonly FaultKind[] = ['open_circuit', 'stuck', 'noisy', 'i2c_error', 'detached', 'serial_lost'];
+export const HEATER_FAULTS: readonly FaultKind[] = ['relay_welded', 'heater_dead', 'serial_lost'];
+
+export class FaultBook {
+  private faults: FaultSpec[] = [];
+
+  constructor(
+    private readonly elapsed: () => number,
+    initial: FaultSpec[] = [],
+  ) {
+    for (const f of initial) this.add(f);
+  }
+
+  add(f: FaultSpec): void {
+    if (!FAULT_KINDS.includes(f.kind)) throw new Error(`unknown fault kind "${f.kind}" (known: ${FAULT_KINDS.join(', ')})`);
+    this.faults.push({ ...f });
+  }
+
+  clear(): void {
+    this.faults = [];
+  }
+
+  all(): FaultSpec[] {
+    return this.faults.map((f) => ({ ...f }));
+  }
+
+  /** The active fault of `kind` on `target`, if any. */
+  active(target: string, kind: FaultKind): FaultSpec | undefined {
+    const t = this.elapsed();
+    return this.faults.find((f) => f.target === target && f.kind === kind && (f.atMs === undefined || t >= f.atMs));
+  }
+}

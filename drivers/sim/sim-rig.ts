@@ -1,0 +1,223 @@
+/**
+ * The simulated demo fryer robot: an oil pot, a water pot and a pan on a hob, each with a heater and an
+ * MCP9600 thermocouple amplifier on a simulated I2C bus, plus a presence input and an e-stop button. The
+ * sensors are read through the real MCP9600 driver, so the simulation exercises the same code as hardware.
+ */
+import { SimI2cBus } from '../buses/sim-i2c.js';
+import { Mcp9600Sensor } from '../devices/mcp9600.js';
+import type { Clock, HeaterOutput, Rig, TemperatureSensor } from '../types.js';
+import type { WatchdogCapable, WatchdogTarget } from '../watchdog-targets.js';
+import { FaultBook, type FaultSpec } from './faults.js';
+import { SharedDuty, SimHeater, SimInput } from './sim-io.js';
+import { SimMcp9600 } from './sim-mcp9600.js';
+import { demoVessels, seededRandom, Vessel } from './thermal.js';
+
+export interface SimRigOptions {
+  device?: string;
+  seed?: number;
+  ambientC?: number;
+  altitudeM?: number;
+  faults?: FaultSpec[];
+  /** Add a second thermocouple ("oil2", address 0x63) in the oil pot, for plausibility checks. */
+  redundantOilSensor?: boolean;
+}
+
+export interface SimSnapshot {
+  tempsC: Record<string, number>;
+  heaters: Record<string, number>;
+  presence: boolean;
+  estop: boolean;
+  faults: FaultSpec[];
+}
+
+export interface SimControl {
+  setPresence(present: boolean): void;
+  pressEstop(pressed: boolean): void;
+  injectFault(f: FaultSpec): void;
+  clearFaults(): void;
+  /** Force the temperature of a vessel (by vessel id or the id of a sensor in it). */
+  setTemperature(sensorOrVessel: string, tempC: number): void;
+  snapshot(): SimSnapshot;
+}
+
+interface SensorPlan {
+  id: string;
+  svcSensor: string;
+  vessel: string;
+  address: number;
+  rangeC: { min: number; max: number };
+}
+
+interface HeaterPlan {
+  id: string;
+  vessel: string;
+  sensors: string[];
+  hardMaxC: number;
+}
+
+const SENSORS: SensorPlan[] = [
+  { id: 'oil', svcSensor: 'cw.sense.oil_temp', vessel: 'oil_pot', address: 0x60, rangeC: { min: -20, max: 300 } },
+  { id: 'liquid', svcSensor: 'cw.sense.liquid_temp', vessel: 'water_pot', address: 0x61, rangeC: { min: -20, max: 150 } },
+  { id: 'pan', svcSensor: 'cw.sense.pan_surface_temp', vessel: 'pan', address: 0x62, rangeC: { min: -20, max: 400 } },
+];
+const OIL2: SensorPlan = { id: 'oil2', svcSensor: 'cw.sense.oil_temp', vessel: 'oil_pot', address: 0x63, rangeC: { min: -20, max: 300 } };
+
+const HEATERS: HeaterPlan[] = [
+  { id: 'fryer', vessel: 'oil_pot', sensors: ['oil'], hardMaxC: 230 },
+  { id: 'pot', vessel: 'water_pot', sensors: ['liquid'], hardMaxC: 120 },
+  { id: 'pan', vessel: 'pan', sensors: ['pan'], hardMaxC: 300 },
+];
+
+export class SimRig implements Rig, WatchdogCapable {
+  readonly id: string;
+  readonly sensors = new Map<string, TemperatureSensor>();
+  readonly heaters = new Map<string, HeaterOutput>();
+  readonly presence = new SimInput('presence');
+  readonly estop = new SimInput('estop');
+  readonly sim: SimControl;
+  readonly bus = new SimI2cBus();
+  readonly chips = new Map<string, SimMcp9600>();
+  private readonly vessels = new Map<string, Vessel>();
+  private readonly duty: SharedDuty;
+  private readonly faults: FaultBook;
+  private readonly random: () => number;
+  private readonly startedAt: number;
+  private lastStep: number;
+  private readonly stuckAt = new Map<string, number>();
+  private readonly sensorPlans: SensorPlan[];
+  private readonly heaterPlans: HeaterPlan[];
+
+  constructor(
+    readonly clock: Clock,
+    o: SimRigOptions = {},
+  ) {
+    this.id = o.device ?? 'sim-fryer';
+    this.startedAt = clock.now();
+    this.lastStep = this.startedAt;
+    this.random = seededRandom(o.seed ?? 1);
+    this.faults = new FaultBook(() => this.clock.now() - this.startedAt, o.faults ?? []);
+    const ambient = o.ambientC ?? 21;
+    for (const spec of demoVessels(o.altitudeM ?? 0)) this.vessels.set(spec.id, new Vessel(spec, ambient));
+    this.sensorPlans = o.redundantOilSensor ? [...SENSORS, OIL2] : SENSORS;
+    this.heaterPlans = HEATERS.map((h) => (h.id === 'fryer' && o.redundantOilSensor ? { ...h, sensors: ['oil', 'oil2'] } : h));
+    this.duty = new SharedDuty(this.heaterPlans.length);
+
+    for (const plan of this.sensorPlans) {
+      const chip = new SimMcp9600(() => this.probe(plan));
+      this.chips.set(plan.id, chip);
+      this.bus.attach(plan.address, chip);
+      const vessel = this.vessel(plan.vessel);
+      this.sensors.set(
+        plan.id,
+        new Mcp9600Sensor({
+          id: plan.id,
+          svcSensor: plan.svcSensor,
+          medium: vessel.spec.medium,
+          bus: this.bus,
+          address: plan.address,
+          clock,
+          rangeC: plan.rangeC,
+        }),
+      );
+    }
+    this.heaterPlans.forEach((plan, slot) => {
+      const v = this.vessel(plan.vessel);
+      this.heaters.set(
+        plan.id,
+        new SimHeater(plan.id, v.spec.medium, plan.sensors, v.spec.heaterW, this.duty, slot, () => this.step(), plan.hardMaxC),
+      );
+    });
+    this.sim = this.control();
+  }
+
+  private vessel(id: string): Vessel {
+    const v = this.vessels.get(id);
+    if (!v) throw new Error(`no vessel "${id}" in the simulated rig`);
+    return v;
+  }
+
+  /** Integrate the thermal model up to now with each heater's effective power. */
+  step(): void {
+    const now = this.clock.now();
+    const dt = now - this.lastStep;
+    if (dt <= 0) return;
+    this.lastStep = now;
+    this.heaterPlans.forEach((plan, slot) => {
+      const v = this.vessel(plan.vessel);
+      let fraction = this.duty.get(slot);
+      if (this.faults.active(plan.id, 'relay_welded')) fraction = 1;
+      if (this.faults.active(plan.id, 'heater_dead')) fraction = 0;
+      v.step(dt, fraction * v.spec.heaterW);
+    });
+  }
+
+  private probe(plan: SensorPlan) {
+    this.step();
+    const v = this.vessel(plan.vessel);
+    const f = (k: FaultSpec['kind']) => this.faults.active(plan.id, k);
+    const coldC = v.ambientC + 5;
+    let hotC = v.tempC + (this.random() - 0.5) * 0.1;
+    const stuck = f('stuck');
+    if (stuck) {
+      if (!this.stuckAt.has(plan.id)) this.stuckAt.set(plan.id, stuck.value ?? v.tempC);
+      hotC = this.stuckAt.get(plan.id) as number;
+    }
+    const noisy = f('noisy');
+    if (noisy) hotC += (this.random() * 2 - 1) * (noisy.value ?? 15);
+    if (f('detached')) hotC = v.ambientC + (this.random() - 0.5) * 0.1;
+    return { hotC, coldC, open: f('open_circuit') !== undefined, nack: (f('i2c_error') ?? f('serial_lost')) !== undefined };
+  }
+
+  async open(): Promise<void> {
+    this.allHeatOff();
+    for (const s of this.sensors.values()) await (s as Mcp9600Sensor).open();
+  }
+
+  allHeatOff(): void {
+    for (const h of this.heaters.values()) h.off();
+  }
+
+  async close(): Promise<void> {
+    this.allHeatOff();
+    await this.bus.close();
+  }
+
+  watchdogTargets(): WatchdogTarget[] {
+    return [...this.heaters.values()].map((h) => ({
+      kind: 'shared',
+      heater: h.id,
+      buffer: this.duty.buffer,
+      index: (h as SimHeater).slot,
+    }));
+  }
+
+  private control(): SimControl {
+    return {
+      setPresence: (p) => this.presence.set(p),
+      pressEstop: (p) => this.estop.set(p),
+      injectFault: (f) => {
+        this.step();
+        this.faults.add(f);
+      },
+      clearFaults: () => {
+        this.faults.clear();
+        this.stuckAt.clear();
+      },
+      setTemperature: (key, tempC) => {
+        if (!Number.isFinite(tempC)) throw new RangeError(`temperature must be a number, got ${tempC}`);
+        this.step();
+        const plan = this.sensorPlans.find((s) => s.id === key);
+        this.vessel(plan ? plan.vessel : key).tempC = tempC;
+      },
+      snapshot: () => {
+        this.step();
+        const tempsC: Record<string, number> = {};
+        for (const [id, v] of this.vessels) tempsC[id] = Math.round(v.tempC * 100) / 100;
+        for (const p of this.sensorPlans) tempsC[p.id] = tempsC[p.vessel] as number;
+        const heaters: Record<string, number> = {};
+        for (const h of this.heaters.values()) heaters[h.id] = h.power;
+        return { tempsC, heaters, presence: this.presence.peek(), estop: this.estop.peek(), faults: this.faults.all() };
+      },
+    };
+  }
+}

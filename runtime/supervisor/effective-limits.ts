@@ -1,0 +1,45 @@
+/**
+ * The effective maximum temperature for one heater in one step: every limit set (device configuration and
+ * pack, via safety/limits.ts, strictest wins), the heater's own hard maximum, the top of its sensors' range,
+ * and the recipe's narrowing (which can only lower it). The lowest value wins, and we keep which one it was.
+ */
+import type { HeaterOutput, TemperatureSensor } from '../../drivers/types.js';
+import { effectiveMaxTempC } from '../../safety/limits.js';
+import type { SafetyLimits } from '../../safety/types.js';
+
+export interface EffectiveMax {
+  maxC: number;
+  /** A pack limit id, `device:<heater>`, `sensor-range:<sensor>` or `recipe`. */
+  limitId: string;
+  action: string;
+}
+
+/** A heater may carry its device's hard maximum (drivers set it from configuration). */
+type WithHardMax = HeaterOutput & { hardMaxC?: number };
+
+export function effectiveMaxFor(
+  limitSets: readonly SafetyLimits[],
+  heater: HeaterOutput,
+  sensors: ReadonlyMap<string, TemperatureSensor>,
+  sel: { op: string; medium?: string; recipeMaxC?: number },
+): EffectiveMax {
+  const candidates: EffectiveMax[] = [];
+  const media = new Set([heater.medium, sel.medium ?? heater.medium]);
+  for (const medium of media) {
+    const m = effectiveMaxTempC(limitSets, { op: sel.op, medium });
+    if (m) candidates.push({ maxC: m.maxC, limitId: m.limitId, action: m.action });
+  }
+  const hard = (heater as WithHardMax).hardMaxC;
+  if (typeof hard === 'number' && Number.isFinite(hard))
+    candidates.push({ maxC: hard, limitId: `device:${heater.id}`, action: 'cut_heat' });
+  for (const id of heater.sensors) {
+    const s = sensors.get(id);
+    if (s) candidates.push({ maxC: s.rangeC.max, limitId: `sensor-range:${id}`, action: 'cut_heat' });
+  }
+  if (typeof sel.recipeMaxC === 'number' && Number.isFinite(sel.recipeMaxC)) {
+    candidates.push({ maxC: sel.recipeMaxC, limitId: 'recipe', action: 'cut_heat' });
+  }
+  let best: EffectiveMax = { maxC: Number.POSITIVE_INFINITY, limitId: 'none', action: 'cut_heat' };
+  for (const c of candidates) if (c.maxC < best.maxC) best = c;
+  return best;
+}

@@ -1,0 +1,371 @@
+/**
+ * The safety supervisor: the only thing that drives heater outputs. It grants heat as leases that fall off
+ * unless renewed, samples every sensor every `sampleMs`, runs the detectors (safety/detectors) on each
+ * sample and, on the first trip, cuts every heater within that sample and latches a one-way stop that only a
+ * person can reset. A worker-thread watchdog forces outputs off if this thread stalls. See docs/safety.md.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock, HeaterOutput, Rig, TemperatureReading } from '../../drivers/types.js';
+import { hasWatchdogTargets } from '../../drivers/watchdog-targets.js';
+import type { DetectorTrip } from '../../safety/detectors/types.js';
+import { checkLimitChange, mergeLimits } from '../../safety/limits.js';
+import type { SafetyLimits } from '../../safety/types.js';
+import type { EventBus } from '../events/bus.js';
+import { CHECK_DEFAULTS, type CheckParams, type HeaterView, SampleChecks } from './checks.js';
+import { type EffectiveMax, effectiveMaxFor } from './effective-limits.js';
+import type { HeatGrant, HeatRequest, SafetySupervisor, SafetyTrip, SupervisorStatus, TripReason } from './types.js';
+import { createWatchdog, type Watchdog } from './watchdog.js';
+
+export interface SupervisorContext {
+  rig: Rig;
+  bus: EventBus;
+  clock: Clock;
+  /** Device configuration and pack limits; the strictest applicable limit wins. */
+  limits: SafetyLimits[];
+  /** Sampling period in clock ms (default 250). */
+  sampleMs?: number;
+  /** Heat lease length in clock ms (default 3000). */
+  leaseMs?: number;
+  log?: (entry: Record<string, unknown>) => void;
+  /** Detector tuning; defaults in checks.ts. */
+  checks?: Partial<CheckParams>;
+  /** Watchdog: real-time stall threshold in ms (default 200), or false on rigs without reachable outputs. */
+  watchdogStallMs?: number;
+}
+
+interface Lease {
+  owner: string;
+  power: number;
+  expiresAt: number;
+  op: string;
+  medium?: string;
+  recipeMaxC?: number;
+  targetC?: number;
+}
+
+export interface LimitChangeResult {
+  accepted: boolean;
+  refused?: Array<{ id: string; from: number; to: number; what?: string }>;
+}
+
+export interface Supervisor extends SafetySupervisor {
+  /** Run one sample now (the interval calls this; tests and benchmarks may too). */
+  sample(): Promise<void>;
+  /** A proposed limit set: tightening is accepted, any loosening is refused and reported as a safety event. */
+  attemptLimitChange(proposed: SafetyLimits, by: string): LimitChangeResult;
+  /** The effective max for a heater and step, as requestHeat would use it. */
+  effectiveMax(heater: string, sel: { op: string; medium?: string; recipeMaxC?: number }): EffectiveMax | null;
+  readonly watchdog?: Watchdog;
+}
+
+export function createSupervisor(ctx: SupervisorContext): Supervisor {
+  return new SupervisorImpl(ctx);
+}
+
+class SupervisorImpl implements Supervisor {
+  private readonly sampleMs: number;
+  private readonly leaseMs: number;
+  private readonly leases = new Map<string, Lease>();
+  private readonly lastOp = new Map<string, string>();
+  private readonly checks: SampleChecks;
+  private limitSets: SafetyLimits[];
+  private trip?: SafetyTrip;
+  private interval?: unknown;
+  private sampling = false;
+  private unwatchEstop?: () => void;
+  private estopPressed = false;
+  readonly watchdog?: Watchdog;
+
+  constructor(private readonly ctx: SupervisorContext) {
+    this.sampleMs = ctx.sampleMs ?? 250;
+    this.leaseMs = ctx.leaseMs ?? 3000;
+    this.limitSets = [...ctx.limits];
+    this.checks = new SampleChecks(ctx.rig.sensors, { ...CHECK_DEFAULTS, ...ctx.checks }, ctx.clock.now());
+    const rig = ctx.rig;
+    if (hasWatchdogTargets(rig)) {
+      this.watchdog = createWatchdog({
+        targets: rig.watchdogTargets(),
+        stallMs: ctx.watchdogStallMs ?? 200,
+        onFired: ({ stallMs }) =>
+          this.latch({
+            reason: 'watchdog',
+            subject: 'event-loop',
+            message: `the control loop stalled for ${Math.round(stallMs)} ms; the watchdog forced every heater off`,
+            hint: 'Something blocked the device process (overload, a hung disk, a bug): check the log, then reset.',
+            action: 'stop_all',
+          }),
+      });
+    }
+  }
+
+  private log(entry: Record<string, unknown>): void {
+    try {
+      this.ctx.log?.({ at: new Date(this.ctx.clock.now()).toISOString(), component: 'supervisor', ...entry });
+    } catch {
+      // a failing logger must never stop a safety action
+    }
+  }
+
+  private iso(): string {
+    return new Date(this.ctx.clock.now()).toISOString();
+  }
+
+  private heater(id: string): HeaterOutput | undefined {
+    return this.ctx.rig.heaters.get(id);
+  }
+
+  effectiveMax(heater: string, sel: { op: string; medium?: string; recipeMaxC?: number }): EffectiveMax | null {
+    const h = this.heater(heater);
+    return h ? effectiveMaxFor(this.limitSets, h, this.ctx.rig.sensors, sel) : null;
+  }
+
+  requestHeat(req: HeatRequest): HeatGrant {
+    const h = this.heater(req.heater);
+    const refuse = (reason: string, extra: Partial<HeatGrant> = {}): HeatGrant => {
+      this.log({ event: 'heat_refused', heater: req.heater, owner: req.owner, reason });
+      return { granted: false, power: 0, reason, ...extra };
+    };
+    if (!h) return refuse(`unknown heater "${req.heater}"`);
+    if (this.trip) return refuse(`safety stop latched (${this.trip.reason}): a person must reset it`);
+    if (typeof req.power !== 'number' || !Number.isFinite(req.power) || req.power < 0) return refuse('power must be a number in 0..1');
+    if (typeof req.op !== 'string' || req.op === '') return refuse('op is required');
+    const held = this.leases.get(h.id);
+    if (held && held.owner !== req.owner) return refuse(`heater "${h.id}" is leased by ${held.owner}`);
+    const limit = effectiveMaxFor(this.limitSets, h, this.ctx.rig.sensors, { op: req.op, medium: req.medium, recipeMaxC: req.recipeMaxC });
+    const targetC = req.targetC === undefined ? undefined : Math.min(req.targetC, limit.maxC);
+    const grant = { effectiveMaxC: limit.maxC, targetC };
+    this.lastOp.set(h.id, req.op);
+    const power = Math.min(1, req.power);
+    if (power === 0) {
+      this.release(h.id, req.owner);
+      return { granted: true, power: 0, ...grant };
+    }
+    const now = this.ctx.clock.now();
+    const temps = h.sensors.map((s) => this.checks.fresh(s, now)).filter((t): t is number => t !== undefined);
+    if (temps.length === 0) return refuse(`no fresh reading from ${h.sensors.join(', ')}`, grant);
+    const hottest = Math.max(...temps);
+    if (hottest >= limit.maxC)
+      return refuse(`reads ${hottest} °C, at or over the effective max ${limit.maxC} °C (${limit.limitId})`, grant);
+    this.leases.set(h.id, {
+      owner: req.owner,
+      power,
+      expiresAt: now + this.leaseMs,
+      op: req.op,
+      medium: req.medium,
+      recipeMaxC: req.recipeMaxC,
+      targetC,
+    });
+    if (h.power !== power) {
+      h.set(power).catch((err: unknown) => {
+        h.off();
+        this.leases.delete(h.id);
+        this.log({ event: 'heater_error', heater: h.id, error: (err as Error).message });
+      });
+      this.ctx.bus.emit('heater', { heater: h.id, power, at: this.iso() });
+    }
+    return { granted: true, power, ...grant };
+  }
+
+  release(heater: string, owner: string): void {
+    const h = this.heater(heater);
+    if (!h) return;
+    const lease = this.leases.get(heater);
+    if (lease && lease.owner !== owner) return;
+    this.leases.delete(heater);
+    const was = h.power;
+    h.off();
+    if (was !== 0) this.ctx.bus.emit('heater', { heater, power: 0, at: this.iso() });
+  }
+
+  cutAll(reason: TripReason, message: string): SafetyTrip {
+    return this.latch({
+      reason,
+      subject: 'all',
+      message,
+      hint:
+        reason === 'estop'
+          ? 'Release the emergency-stop button once the area is safe, then reset.'
+          : 'Check the appliance and the log, then reset.',
+      action: 'stop_all',
+    });
+  }
+
+  /** Cut every heater synchronously, then latch and report. The first trip wins; later ones only cut again. */
+  private latch(t: Omit<SafetyTrip, 'id' | 'at'> | (DetectorTrip & { action?: string })): SafetyTrip {
+    try {
+      this.ctx.rig.allHeatOff();
+    } catch {
+      for (const h of this.ctx.rig.heaters.values()) {
+        try {
+          h.off();
+        } catch {
+          // keep going: every other output must still be cut
+        }
+      }
+    }
+    this.leases.clear();
+    if (this.trip) return this.trip;
+    const trip: SafetyTrip = {
+      id: randomUUID(),
+      reason: t.reason,
+      subject: t.subject,
+      message: t.message,
+      hint: t.hint,
+      at: this.iso(),
+      action: t.action ?? 'cut_heat',
+      ...(t.reading !== undefined ? { reading: t.reading } : {}),
+      ...(t.limit !== undefined ? { limit: t.limit } : {}),
+    };
+    this.trip = trip;
+    this.log({ event: 'safety_trip', ...trip });
+    this.ctx.bus.emit('safety', {
+      kind: t.reason === 'estop' ? 'estop' : 'trip',
+      trip,
+      action: 'heat_off_all',
+      message: trip.message,
+      at: trip.at,
+    });
+    for (const h of this.ctx.rig.heaters.values()) this.ctx.bus.emit('heater', { heater: h.id, power: 0, at: trip.at });
+    return trip;
+  }
+
+  reset(by: string): boolean {
+    if (typeof by !== 'string' || by.trim() === '') return false;
+    if (!this.trip) return false;
+    if (this.estopPressed) {
+      this.log({ event: 'reset_refused', by, reason: 'e-stop still pressed' });
+      return false;
+    }
+    const cleared = this.trip;
+    this.trip = undefined;
+    this.checks.reset(this.ctx.clock.now());
+    this.log({ event: 'safety_reset', by, trip: cleared.id, reason: cleared.reason });
+    this.ctx.bus.emit('safety', {
+      kind: 'reset',
+      trip: cleared,
+      action: 'none',
+      message: `safety stop (${cleared.reason}) reset by ${by}`,
+      at: this.iso(),
+    });
+    return true;
+  }
+
+  attemptLimitChange(proposed: SafetyLimits, by: string): LimitChangeResult {
+    const current = mergeLimits(this.limitSets);
+    const verdict = checkLimitChange(current, {
+      ...proposed,
+      limits: [...current.limits.filter((l) => !proposed.limits?.some((p) => p.id === l.id)), ...(proposed.limits ?? [])],
+    });
+    if (!verdict.ok) {
+      const what = verdict.raised.map((r) => `${r.id} (${r.what ?? 'max'} ${r.from} → ${r.to})`).join(', ');
+      const message = `refused a request by ${by} to loosen safety limits: ${what}`;
+      this.log({ event: 'limit_raise_refused', by, raised: verdict.raised });
+      this.ctx.bus.emit('safety', { kind: 'limit_raise_refused', action: 'none', message, at: this.iso() });
+      return { accepted: false, refused: verdict.raised };
+    }
+    this.limitSets = [...this.limitSets, proposed];
+    this.log({ event: 'limits_tightened', by, id: proposed.id });
+    return { accepted: true };
+  }
+
+  status(): SupervisorStatus {
+    const heaters: SupervisorStatus['heaters'] = {};
+    for (const h of this.ctx.rig.heaters.values()) {
+      const l = this.leases.get(h.id);
+      heaters[h.id] = { power: h.power, ...(l ? { leaseExpiresAt: l.expiresAt, owner: l.owner } : {}) };
+    }
+    return { latched: this.trip !== undefined, ...(this.trip ? { trip: this.trip } : {}), heaters };
+  }
+
+  async sample(): Promise<void> {
+    if (this.sampling) return;
+    this.sampling = true;
+    try {
+      const readings = await Promise.all(
+        [...this.ctx.rig.sensors.values()].map((s) =>
+          s.read().catch(
+            (err: unknown): TemperatureReading => ({
+              sensor: s.id,
+              tempC: null,
+              at: this.ctx.clock.now(),
+              fault: 'bus_error',
+              detail: (err as Error).message,
+            }),
+          ),
+        ),
+      );
+      // Poll the e-stop too, in case an edge was missed.
+      if (this.ctx.rig.estop) this.onEstop(await this.ctx.rig.estop.read().catch(() => true));
+      const now = this.ctx.clock.now();
+      const at = new Date(now).toISOString();
+      if (this.trip) this.ctx.rig.allHeatOff();
+      this.expireLeases(now);
+      const views: HeaterView[] = [];
+      for (const h of this.ctx.rig.heaters.values()) {
+        const l = this.leases.get(h.id);
+        const op = l?.op ?? this.lastOp.get(h.id) ?? '';
+        views.push({
+          heater: h,
+          power: l?.power ?? 0,
+          targetC: l?.targetC,
+          limit: effectiveMaxFor(this.limitSets, h, this.ctx.rig.sensors, { op, medium: l?.medium, recipeMaxC: l?.recipeMaxC }),
+        });
+      }
+      const trip = this.checks.run(readings, views, now);
+      if (trip && !this.trip)
+        this.latch({ ...trip, action: views.find((v) => v.limit.limitId === trip.subject)?.limit.action ?? 'cut_heat' });
+      for (const r of readings) {
+        const s = this.ctx.rig.sensors.get(r.sensor);
+        this.ctx.bus.emit('telemetry', {
+          sensor: r.sensor,
+          svcSensor: s?.svcSensor ?? r.sensor,
+          tempC: r.tempC,
+          ...(r.fault ? { fault: r.fault } : {}),
+          at,
+        });
+      }
+    } finally {
+      this.sampling = false;
+    }
+  }
+
+  private onEstop(pressed: boolean): void {
+    this.estopPressed = pressed;
+    if (pressed) this.cutAll('estop', 'the emergency-stop button is pressed: all heat cut');
+  }
+
+  private expireLeases(now: number): void {
+    for (const [id, l] of this.leases) {
+      if (now < l.expiresAt) continue;
+      this.leases.delete(id);
+      this.heater(id)?.off();
+      this.log({ event: 'lease_expired', heater: id, owner: l.owner });
+      this.ctx.bus.emit('heater', { heater: id, power: 0, at: new Date(now).toISOString() });
+    }
+  }
+
+  async start(): Promise<void> {
+    this.ctx.rig.allHeatOff();
+    this.checks.reset(this.ctx.clock.now());
+    if (this.ctx.rig.estop) {
+      this.unwatchEstop = this.ctx.rig.estop.watch((pressed) => this.onEstop(pressed));
+      this.onEstop(await this.ctx.rig.estop.read());
+    }
+    await this.watchdog?.start();
+    this.interval = this.ctx.clock.setInterval(() => {
+      this.sample().catch((err: unknown) => this.cutAll('sensor_fault', `sampling failed: ${(err as Error).message}`));
+    }, this.sampleMs);
+    await this.sample();
+    this.log({ event: 'supervisor_started', sampleMs: this.sampleMs, leaseMs: this.leaseMs });
+  }
+
+  async stop(): Promise<void> {
+    if (this.interval !== undefined) this.ctx.clock.clearInterval(this.interval);
+    this.interval = undefined;
+    this.unwatchEstop?.();
+    this.ctx.rig.allHeatOff();
+    this.leases.clear();
+    await this.watchdog?.stop();
+    this.log({ event: 'supervisor_stopped' });
+  }
+}

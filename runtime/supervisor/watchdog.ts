@@ -1,0 +1,126 @@
+/**
+ * The event-loop watchdog. A worker thread watches a heartbeat counter the main thread bumps every `beatMs`
+ * (real time). When the counter stops moving for `stallMs`, the worker forces every heater output off by
+ * itself — it shares no objects with the main thread, only memory and files:
+ *   - simulated outputs: it stores 0 into their duty slot in a SharedArrayBuffer (the rig reads it from there);
+ *   - GPIO relays: it writes the inactive level into the line's sysfs `value` file.
+ * It then records the stall in shared memory; when the main thread runs again it sees the record and latches
+ * a `watchdog` trip. Outputs the worker cannot reach (a serial appliance) rely on the appliance's own timeout.
+ */
+import { Worker } from 'node:worker_threads';
+import type { WatchdogTarget } from '../../drivers/watchdog-targets.js';
+
+/** Control block layout (Int32 slots, then Float64 slots). */
+const HEARTBEAT = 0;
+const STOP = 1;
+const FIRED = 2;
+const F64_STALL_MS = 2; // Float64 index (bytes 16..23)
+const F64_OFF_AT = 3; // Float64 index (bytes 24..31): epoch ms (fractional) when outputs were forced off
+
+// Plain JavaScript run with `eval: true`, so it works the same from sources (tsx) and from the build.
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const ctl = new Int32Array(workerData.control);
+const f64 = new Float64Array(workerData.control);
+const targets = workerData.targets;
+const views = targets.map((t) => (t.kind === 'shared' ? new Int32Array(t.buffer) : null));
+const clock = () => performance.timeOrigin + performance.now();
+function forceOff() {
+  for (let i = 0; i < targets.length; i++) {
+    const t = targets[i];
+    try {
+      if (t.kind === 'shared') Atomics.store(views[i], t.index, 0);
+      else if (t.kind === 'sysfs') fs.writeFileSync(t.valuePath, t.offValue);
+    } catch {}
+  }
+}
+let last = Atomics.load(ctl, ${HEARTBEAT});
+let lastChange = clock();
+let firedThisStall = false;
+while (Atomics.load(ctl, ${STOP}) === 0) {
+  Atomics.wait(ctl, ${STOP}, 0, workerData.pollMs);
+  const hb = Atomics.load(ctl, ${HEARTBEAT});
+  const now = clock();
+  if (hb !== last) { last = hb; lastChange = now; firedThisStall = false; continue; }
+  if (now - lastChange >= workerData.stallMs) {
+    forceOff();
+    if (!firedThisStall) {
+      firedThisStall = true;
+      f64[${F64_OFF_AT}] = clock();
+      f64[${F64_STALL_MS}] = now - lastChange;
+      Atomics.add(ctl, ${FIRED}, 1);
+    }
+  }
+}
+`;
+
+export interface WatchdogOptions {
+  targets: WatchdogTarget[];
+  /** Stall threshold in real ms (default 150). */
+  stallMs?: number;
+  /** Heartbeat period in real ms (default 25). */
+  beatMs?: number;
+  /** Called on the main thread once it runs again after the worker forced outputs off. */
+  onFired: (info: { stallMs: number; offAt: number }) => void;
+}
+
+export interface Watchdog {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** When the worker last forced outputs off (epoch ms with fraction), or 0. Benchmarks read it. */
+  lastOffAt(): number;
+}
+
+export function createWatchdog(o: WatchdogOptions): Watchdog {
+  const control = new SharedArrayBuffer(32);
+  const ctl = new Int32Array(control);
+  const f64 = new Float64Array(control);
+  const stallMs = o.stallMs ?? 150;
+  const beatMs = o.beatMs ?? 25;
+  let worker: Worker | undefined;
+  let beat: NodeJS.Timeout | undefined;
+  let seen = 0;
+
+  const check = () => {
+    const fired = Atomics.load(ctl, FIRED);
+    if (fired !== seen) {
+      seen = fired;
+      o.onFired({ stallMs: f64[F64_STALL_MS] as number, offAt: f64[F64_OFF_AT] as number });
+    }
+  };
+
+  return {
+    async start() {
+      if (worker) return;
+      const targets = o.targets.filter((t) => t.kind !== 'none');
+      worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: { control, targets, stallMs, pollMs: Math.max(5, Math.floor(beatMs / 2)) },
+        // The worker needs no loader hooks; keep it from inheriting the parent's (tsx) flags.
+        execArgv: [],
+      });
+      await new Promise<void>((resolve, reject) => {
+        worker?.once('online', () => resolve());
+        worker?.once('error', reject);
+      });
+      // Once running it must not keep the process alive by itself.
+      worker.unref();
+      beat = setInterval(() => {
+        check();
+        Atomics.add(ctl, HEARTBEAT, 1);
+      }, beatMs);
+      beat.unref();
+    },
+    async stop() {
+      if (beat) clearInterval(beat);
+      beat = undefined;
+      Atomics.store(ctl, STOP, 1);
+      Atomics.notify(ctl, STOP);
+      const w = worker;
+      worker = undefined;
+      if (w) await w.terminate();
+    },
+    lastOffAt: () => f64[F64_OFF_AT] as number,
+  };
+}
