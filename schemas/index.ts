@@ -1,0 +1,130 @@
+/**
+ * The project's JSON Schemas (schemas/json/*.schema.json, draft 2020-12), compiled once with ajv and exposed as
+ * typed validators. Each validator returns every issue with a JSON pointer to the offending member.
+ */
+import { readdirSync } from 'node:fs';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsPlugin from 'ajv-formats';
+import { dataPath, readData } from './data.js';
+
+export interface ValidationIssue {
+  code: string;
+  /** JSON pointer (RFC 6901) of the member at fault; '' is the whole document. */
+  path: string;
+  message: string;
+}
+
+export interface ValidationOutcome {
+  valid: boolean;
+  issues: ValidationIssue[];
+}
+
+export const SCHEMA_BASE = 'https://schemas.hearth.dev/svc/0.2/';
+
+/** Which schema (and `$defs` entry) each validator uses. */
+const targets = {
+  recipe: 'recipe.schema.json',
+  capabilities: 'capabilities.schema.json',
+  safetyLimits: 'safety-limits.schema.json',
+  executeRequest: 'execution.schema.json#/$defs/ExecuteRequest',
+  executionStatus: 'execution.schema.json#/$defs/ExecutionStatus',
+  executionLog: 'execution.schema.json#/$defs/ExecutionLog',
+  dryRunResult: 'results.schema.json#/$defs/DryRunResult',
+  envelopeCheckResult: 'results.schema.json#/$defs/EnvelopeCheckResult',
+  problem: 'results.schema.json#/$defs/Problem',
+  validationResult: 'results.schema.json#/$defs/ValidationResult',
+  registryEntry: 'registry.schema.json#/$defs/RegistryEntry',
+  directoryEntry: 'registry.schema.json#/$defs/DirectoryEntry',
+  conformanceReport: 'conformance-report.schema.json',
+} as const;
+
+export type SchemaName = keyof typeof targets;
+
+let ajv: Ajv2020 | undefined;
+const compiled = new Map<SchemaName, ValidateFunction>();
+
+function instance(): Ajv2020 {
+  if (ajv) return ajv;
+  const a = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+  // ajv-formats is CommonJS: its default export arrives either as the plugin or as a namespace holding it.
+  const plugin = (addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin;
+  plugin(a);
+  const dir = dataPath('json/common.schema.json');
+  if (dir === undefined) throw new Error('schemas/json is missing');
+  for (const f of readdirSync(dir.slice(0, -'common.schema.json'.length))) {
+    if (f.endsWith('.schema.json')) a.addSchema(readData(`json/${f}`) as object);
+  }
+  ajv = a;
+  return a;
+}
+
+/** The compiled validator of one schema, compiled on first use and kept. */
+export function validatorFor(name: SchemaName): ValidateFunction {
+  let fn = compiled.get(name);
+  if (!fn) {
+    const a = instance();
+    fn = a.getSchema(`${SCHEMA_BASE}${targets[name]}`);
+    if (!fn) throw new Error(`schema ${targets[name]} not found`);
+    compiled.set(name, fn);
+  }
+  return fn;
+}
+
+function escapePointer(s: string): string {
+  return s.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function describe(e: ErrorObject): { path: string; message: string } {
+  const at = e.instancePath;
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return { path: `${at}/${escapePointer(String(p.missingProperty))}`, message: `${String(p.missingProperty)} is required` };
+    case 'additionalProperties':
+      return { path: `${at}/${escapePointer(String(p.additionalProperty))}`, message: `unknown member ${String(p.additionalProperty)}` };
+    case 'enum':
+      return { path: at, message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+    case 'const':
+      return { path: at, message: `must be ${JSON.stringify(p.allowedValue)}` };
+    default:
+      return { path: at, message: e.message ?? `fails ${e.keyword}` };
+  }
+}
+
+/** Turn ajv errors into issues: one per member and message, without the noise of combinator keywords. */
+export function issuesFromErrors(errors: readonly ErrorObject[] | null | undefined, code = 'schema'): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  const push = (path: string, message: string) => {
+    const key = `${path}\u0000${message}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ code, path, message });
+  };
+  for (const e of errors ?? []) {
+    if (e.keyword === 'if') continue;
+    // The spec version may be written `svc` or, read leniently, `cookwala`: one issue, not three.
+    if (e.schemaPath.startsWith('#/anyOf') && e.instancePath === '') {
+      push('/svc', 'svc (the spec version) is required; cookwala is accepted in its place');
+      continue;
+    }
+    const d = describe(e);
+    push(d.path, d.message);
+  }
+  return out;
+}
+
+function run(name: SchemaName, doc: unknown): ValidationOutcome {
+  const fn = validatorFor(name);
+  if (fn(doc)) return { valid: true, issues: [] };
+  return { valid: false, issues: issuesFromErrors(fn.errors) };
+}
+
+type Validators = { [K in SchemaName]: (doc: unknown) => ValidationOutcome };
+
+export const validate: Validators = Object.fromEntries(
+  (Object.keys(targets) as SchemaName[]).map((name) => [name, (doc: unknown) => run(name, doc)]),
+) as Validators;
+
+/** The names of every validator. */
+export const schemaNames = Object.keys(targets) as SchemaName[];
