@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import type { RegistryEntry } from '../types.js';
+import { SqliteRegistryStore } from './sqlite-store.js';
+
+const e = (name: string, version: string, extra: Partial<RegistryEntry> = {}): RegistryEntry => ({
+  kind: 'rule_pack',
+  url: 'https://example.org/x',
+  name,
+  version,
+  status: 'active',
+  sha256: 'a'.repeat(64),
+  publishedAt: '2026-11-20T12:00:00Z',
+  ...extra,
+});
+
+t.test('entries are unique per name and version, searchable, and survive a reopen', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'registry-store-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'r.db');
+  const store = new SqliteRegistryStore(file);
+  t.equal(store.db.pragma('journal_mode', { simple: true }), 'wal');
+  const rev0 = store.revision();
+  t.equal(await store.insertEntry(e('org.a/x', '1.0.0', { description: 'He said "100%" of_it' })), 'inserted');
+  t.ok(store.revision() > rev0, 'a change bumps the revision');
+  t.equal(await store.insertEntry(e('org.a/x', '1.0.0')), 'exists');
+  t.equal(
+    await store.insertEntries([
+      e('org.a/x', '1.0.0'),
+      e('org.a/y', '1.0.0', { tags: ['Vegan'] }),
+      e('org.a/z', '1.0.0', { kind: 'device' }),
+    ]),
+    2,
+  );
+  const q = async (query: Partial<Parameters<SqliteRegistryStore['search']>[0]>) =>
+    (await store.search({ limit: 100, ...query })).map((x) => x.name);
+  t.same(await q({ q: '"100%"' }), ['org.a/x'], 'quotes and % are literal');
+  t.same(await q({ q: '%' }), ['org.a/x'], 'a short q with LIKE wildcards is literal');
+  t.same(await q({ q: 'of_' }), ['org.a/x']);
+  t.same(await q({ q: 'VEGAN' }), ['org.a/y'], 'tags are searched, case-insensitively');
+  t.same(await q({ kind: 'device' }), ['org.a/z']);
+  t.same(await q({}), ['org.a/z', 'org.a/y', 'org.a/x']);
+  t.same(await q({ limit: 2 }), ['org.a/z', 'org.a/y']);
+
+  const res = await store.setStatus({ name: 'org.a/y', status: 'deleted', at: '2026-11-21T00:00:00Z' });
+  t.match(res?.changed, [{ name: 'org.a/y', status: 'deleted', deletedAt: '2026-11-21T00:00:00Z' }]);
+  t.equal(await store.setStatus({ name: 'org.a/nope', status: 'deleted', at: '2026-11-21T00:00:00Z' }), null);
+  t.same(await q({ q: 'vegan' }), []);
+  t.same(await q({ q: 'vegan', includeDeleted: true }), ['org.a/y']);
+  await store.close();
+
+  const again = new SqliteRegistryStore(file);
+  t.teardown(() => again.close());
+  t.equal((await again.allEntries()).length, 3, 'data persists');
+  t.equal(await again.insertEntry(e('org.a/y', '1.0.0')), 'exists', 'a tombstoned version stays taken');
+  t.same(
+    (await again.versions('org.a/y')).map((x) => x.status),
+    ['deleted'],
+  );
+});
+
+t.test('recalls are appended with the status change, in one transaction', async (t) => {
+  const store = new SqliteRegistryStore(':memory:');
+  t.teardown(() => store.close());
+  await store.insertEntries([e('org.a/x', '1.0.0'), e('org.a/x', '2.0.0')]);
+  const r = await store.setStatus({ name: 'org.a/x', status: 'recalled', at: '2026-11-21T00:00:00Z' }, (changed, seq) => ({
+    seq,
+    n: changed.length,
+  }));
+  t.same(r?.recall, { seq: 1, doc: { seq: 1, n: 2 } });
+  t.equal(await store.lastRecallSeq(), 1);
+  let called = 0;
+  const back = await store.setStatus({ name: 'org.a/x', status: 'active', at: '2026-11-21T00:00:01Z' }, () => {
+    called++;
+    return {};
+  });
+  t.equal(back?.changed.length, 2);
+  t.equal(called, 0, 'no recall for a move to active');
+  await store.setStatus({ name: 'org.a/x', status: 'deprecated', version: '1.0.0', at: '2026-11-21T00:00:02Z' });
+  const boom = store.setStatus({ name: 'org.a/x', status: 'recalled', version: '1.0.0', at: 'y' }, () => {
+    throw new Error('signing failed');
+  });
+  await t.rejects(boom, /signing failed/);
+  t.same(
+    (await store.versions('org.a/x')).find((x) => x.version === '1.0.0')?.status,
+    'deprecated',
+    'a failed recall rolls the status back',
+  );
+  t.equal(await store.lastRecallSeq(), 1);
+});
