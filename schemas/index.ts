@@ -47,7 +47,8 @@ function instance(): Ajv2020 {
   if (ajv) return ajv;
   const a = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
   // ajv-formats is CommonJS: its default export arrives either as the plugin or as a namespace holding it.
-  const plugin = (addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin;
+  const mod = addFormatsPlugin as unknown as { default?: unknown };
+  const plugin = (typeof mod === 'function' ? mod : mod.default) as (ajv: Ajv2020) => Ajv2020;
   plugin(a);
   const dir = dataPath('json/common.schema.json');
   if (dir === undefined) throw new Error('schemas/json is missing');
