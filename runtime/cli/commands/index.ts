@@ -3,8 +3,10 @@
  * registers its command(s) on the program. Add one import and one entry per module.
  */
 import type { Command } from 'commander';
+import { registerCatalog } from './catalog.js';
 import { registerConformance } from './conformance.js';
+import { registerIndex } from './index-cmd.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [registerConformance];
+export const commands: RegisterCommand[] = [registerIndex, registerCatalog, registerConformance];
