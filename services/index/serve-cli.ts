@@ -5,14 +5,26 @@ import { CatalogLoadError } from './store.js';
 
 export interface ServeCommandOptions {
   dir: string;
-  port: number;
+  port: string;
   host: string;
-  rate: number;
-  burst: number;
+  rate: string;
+  burst: string;
   baseUrl?: string;
 }
 
-export async function runServe(opts: ServeCommandOptions): Promise<void> {
+function number(value: string, what: string, ok: (n: number) => boolean, rule: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || !ok(n)) throw new CliError(`${what} must be ${rule}`);
+  return n;
+}
+
+export async function runServe(raw: ServeCommandOptions): Promise<void> {
+  const opts = {
+    ...raw,
+    port: number(raw.port, '--port', (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'an integer from 0 to 65535'),
+    rate: number(raw.rate, '--rate', (n) => n > 0, 'a positive number'),
+    burst: number(raw.burst, '--burst', (n) => n >= 1, 'a number of at least 1'),
+  };
   let server: ReturnType<typeof createIndexServer>;
   try {
     server = createIndexServer({

@@ -1,5 +1,5 @@
 /** `hearth catalog generate`: a seeded synthetic recipe catalog for tests and benchmarks. */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import type { RegisterCommand } from './index.js';
 
 export const registerCatalog: RegisterCommand = (program) => {
@@ -7,20 +7,18 @@ export const registerCatalog: RegisterCommand = (program) => {
   catalog
     .command('generate')
     .description('write N synthetic recipes with valid hashes; the same seed gives byte-identical files')
-    .requiredOption('--count <n>', 'how many recipes (1 to 5000)', (v: string) => {
-      const n = Number(v);
-      if (!/^\d+$/.test(v) || n < 1 || n > 5000) throw new InvalidArgumentError('--count must be an integer from 1 to 5000');
-      return n;
-    })
+    .requiredOption('--count <n>', 'how many recipes (1 to 5000)')
     .requiredOption('--seed <seed>', 'seed text; the same seed gives the same catalog')
     .requiredOption('--out <dir>', 'output folder (created if missing)')
     .option('--json', 'print the result as JSON')
-    .action(async (opts: { count: number; seed: string; out: string; json?: boolean }) => {
-      const { writeCatalog } = await import('../../../services/catalog/generate.js');
+    .action(async (opts: { count: string; seed: string; out: string; json?: boolean }) => {
       const { CliError } = await import('../errors.js');
+      const count = Number(opts.count);
+      if (!/^\d+$/.test(opts.count) || count < 1 || count > 5000) throw new CliError('--count must be an integer from 1 to 5000');
+      const { writeCatalog } = await import('../../../services/catalog/generate.js');
       let names: string[];
       try {
-        names = writeCatalog(opts.out, opts.count, opts.seed);
+        names = writeCatalog(opts.out, count, opts.seed);
       } catch (err) {
         throw new CliError(`cannot write the catalog to ${opts.out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       }
