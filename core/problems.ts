@@ -41,6 +41,7 @@ export const problemCatalog = {
   'idempotency-key-reused': { status: 422, title: 'Idempotency-Key reused with a different body' },
   'idempotency-key-in-flight': { status: 409, title: 'Request with this Idempotency-Key is still in progress' },
   'namespace-proof-failed': { status: 422, title: 'Namespace proof failed' },
+  'unknown-recipe': { status: 404, title: 'Recipe not known to this device' },
   'internal-error': { status: 500, title: 'Internal error' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, ProblemType>;
