@@ -25,13 +25,21 @@ const ctl = new Int32Array(workerData.control);
 const f64 = new Float64Array(workerData.control);
 const targets = workerData.targets;
 const views = targets.map((t) => (t.kind === 'shared' ? new Int32Array(t.buffer) : null));
+// Open sysfs value files once, write-only without truncation: a stall must not wait on opening a file.
+const fds = targets.map((t) => {
+  if (t.kind !== 'sysfs') return -1;
+  try { return fs.openSync(t.valuePath, fs.constants.O_WRONLY); } catch { return -1; }
+});
 const clock = () => performance.timeOrigin + performance.now();
 function forceOff() {
   for (let i = 0; i < targets.length; i++) {
     const t = targets[i];
     try {
       if (t.kind === 'shared') Atomics.store(views[i], t.index, 0);
-      else if (t.kind === 'sysfs') fs.writeFileSync(t.valuePath, t.offValue);
+      else if (t.kind === 'sysfs') {
+        if (fds[i] >= 0) fs.writeSync(fds[i], t.offValue, 0);
+        else fs.writeFileSync(t.valuePath, t.offValue);
+      }
     } catch {}
   }
 }
