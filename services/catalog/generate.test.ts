@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { parseJson } from '../../core/canonical.js';
 import { documentHash } from '../../core/hash.js';
+import { validate } from '../../schemas/index.js';
 import { opEnvelope } from '../../schemas/vocab.js';
 import { generateCatalog, MAX_COUNT, writeCatalog } from './generate.js';
 
@@ -23,11 +24,13 @@ t.test('the same seed gives byte-identical output; another seed does not', async
   }
 });
 
-t.test('every recipe has a valid hash and every parameter inside its envelope band', async (t) => {
+t.test('every recipe validates, has a valid hash and every parameter inside its envelope band', async (t) => {
   const all = docs(generateCatalog(400, 'bands'));
   let checked = 0;
   for (const d of all) {
     if (documentHash(d) !== d.hash) t.fail(`${d.id} hash`);
+    const v = validate.recipe(d);
+    if (!v.valid) t.fail(`${d.id} fails the recipe schema: ${JSON.stringify(v.issues.slice(0, 2))}`);
     for (const node of (d.process as { nodes: Doc[] }).nodes) {
       const env = opEnvelope(node.op as string);
       const p = (node.params ?? {}) as Record<string, number>;

@@ -1,16 +1,17 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import t, { type Test } from 'tap';
 import { sha256Hex } from '../../core/hash.js';
 import type { KeyRecord } from '../../core/keys.js';
 import { publicRecord } from '../../core/keys.js';
 import { signDocument, verifyDocument } from '../../core/signature.js';
-import { hasShared, referenceDir } from '../../test-support/shared.js';
 import { buildIndex } from './build.js';
 import { editRecipe, FIXED_NOW, readJson, smallCatalog, testKey } from './test-helpers.js';
 
 const key = testKey();
+const examplesRecipes = fileURLToPath(new URL('../../examples/recipes/', import.meta.url));
 
 function setup(t: Test, count = 30) {
   const root = t.testdir({ recipes: {}, out: {}, recalls: {} });
@@ -205,17 +206,28 @@ t.test('a new signing key is added to discovery; older keys stay published', asy
   t.ok(verifyDocument(readJson(join(out, 'v1/manifest.json')), keys, { kind: 'Manifest' }).ok);
 });
 
-if (hasShared)
-  t.test('builds from the reference example recipes (read leniently)', async (t) => {
-    const root = t.testdir({ recipes: {} });
-    const dir = join(root, 'recipes');
-    mkdirSync(dir, { recursive: true });
-    for (const f of ['koshari', 'shakshuka', 'kofta-oven'])
-      copyFileSync(join(referenceDir, `examples/${f}.cookwala.json`), join(dir, `${f}.json`));
-    const out = join(root, 'out');
-    const r = buildIndex({ recipesDir: dir, outDir: out, key, now: FIXED_NOW });
-    t.equal(r.recipes, 3);
-    const en = readJson(join(out, 'v1/index/en/0.json')).items as Record<string, unknown>[];
-    const koshari = en.find((e) => e.id === 'example-koshari');
-    t.match(koshari, { title: 'Koshari', level: 'V1', cuisine: ['EG'] });
+t.test('builds from the project examples', async (t) => {
+  const out = join(t.testdir(), 'out');
+  const r = buildIndex({ recipesDir: examplesRecipes, outDir: out, key, now: FIXED_NOW });
+  t.equal(r.recipes, readdirSync(examplesRecipes).filter((f) => f.endsWith('.json')).length);
+  const en = readJson(join(out, 'v1/index/en/0.json')).items as Record<string, unknown>[];
+  t.match(
+    en.find((e) => e.id === 'example-koshari'),
+    { title: 'Koshari', level: 'V1', cuisine: ['EG'] },
+  );
+  const ar = readJson(join(out, 'v1/index/ar/0.json')).items as Record<string, unknown>[];
+  t.match(
+    ar.find((e) => e.id === 'example-koshari'),
+    { title: 'كشري', titleLang: 'ar' },
+  );
+});
+
+t.test('a recipe that fails the schema is refused with the member at fault', async (t) => {
+  const { recipes, out, names } = setup(t, 3);
+  editRecipe(join(recipes, names[1] as string), (d) => {
+    (d.verification as Record<string, unknown>).level = 'V7';
   });
+  t.throws(() => buildIndex({ recipesDir: recipes, outDir: out, key, now: FIXED_NOW }), {
+    message: new RegExp(`${names[1]}: recipe syn-00002 is not a valid recipe document: /verification/level`),
+  });
+});

@@ -1,9 +1,9 @@
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
 import { parseJson } from '../../core/canonical.js';
-import { referenceDir } from '../../test-support/shared.js';
 import { buildIndex } from './build.js';
 import { createIndexServer, type IndexServerOptions } from './server.js';
 import { FIXED_NOW, smallCatalog, testKey } from './test-helpers.js';
@@ -12,10 +12,11 @@ const root = t.testdir({ recipes: {}, out: {} });
 const recipes = join(root, 'recipes');
 const out = join(root, 'out');
 smallCatalog(recipes, 60, 'serve');
-copyFileSync(join(referenceDir, 'examples/koshari.cookwala.json'), join(recipes, 'koshari.json'));
+copyFileSync(fileURLToPath(new URL('../../examples/recipes/koshari.svc.json', import.meta.url)), join(recipes, 'koshari.svc.json'));
 buildIndex({ recipesDir: recipes, outDir: out, key: testKey(), now: FIXED_NOW });
 
-const caps = (name: string) => parseJson(readFileSync(join(referenceDir, `examples/capabilities/${name}.json`), 'utf8'));
+const caps = (name: string) =>
+  parseJson(readFileSync(fileURLToPath(new URL(`../../examples/devices/${name}.json`, import.meta.url)), 'utf8'));
 
 async function start(t: Test, extra: Partial<IndexServerOptions> = {}) {
   const { app } = createIndexServer({ dir: out, now: FIXED_NOW, ratePerSecond: 1000, burst: 1000, ...extra });

@@ -8,6 +8,7 @@ import { parseJson } from '../../core/canonical.js';
 import { documentHash } from '../../core/hash.js';
 import { type KeyRecord, parseKeyRecord } from '../../core/keys.js';
 import { verifyDocument } from '../../core/signature.js';
+import { validate } from '../../schemas/index.js';
 import { type Json, type RecipeFacts, recipeFacts } from './entry.js';
 
 export class BuildInputError extends Error {
@@ -78,9 +79,11 @@ export function checkRecipe(file: string, text: string, doc: Json): SourceRecipe
   if (actual !== doc.hash) {
     throw new BuildInputError(`${file}: hash mismatch for recipe ${doc.id}: the file says ${doc.hash}, its content hashes to ${actual}`);
   }
-  const process = doc.process as Json | undefined;
-  if (typeof process !== 'object' || process === null || !Array.isArray(process.nodes)) {
-    throw new BuildInputError(`${file}: recipe ${doc.id} has no process nodes`);
+  const v = validate.recipe(doc);
+  if (!v.valid) {
+    const first = v.issues.slice(0, 3).map((i) => `${i.path || '/'} ${i.message}`);
+    const more = v.issues.length > 3 ? ` (and ${v.issues.length - 3} more)` : '';
+    throw new BuildInputError(`${file}: recipe ${doc.id} is not a valid recipe document: ${first.join('; ')}${more}`);
   }
   return { file, text, doc, facts: recipeFacts(doc) };
 }
