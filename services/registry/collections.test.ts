@@ -33,8 +33,8 @@ t.test('recipe collections: fetched from an allowed base, hash-checked, envelope
   t.same(
     r.body.issues.map((i: { code: string; path: string; message: string }) => `${i.code} ${i.path} ${i.message}`),
     [
-      'semantics /url recipe too-hot (collection pointer /recipes/1/process/nodes/0/params/tempC): 150 °C is outside the cw.op.simmer envelope 85–96 °C',
-      'semantics /url recipe string (collection pointer /recipes/2/process/nodes/0/params/tempC): "90" is not a number of °C',
+      'semantics /url recipe too-hot (collection pointer /recipes/1/process/nodes/0/params/tempC): params.tempC 150 °C is outside the cw.op.simmer envelope 85–96 °C: a recipe may narrow an envelope, never widen it',
+      'semantics /url recipe string (collection pointer /recipes/2/process/nodes/0/params/tempC): params.tempC must be a number of °C, not "90"',
     ],
   );
 
@@ -52,13 +52,13 @@ t.test('recipe collections: fetched from an allowed base, hash-checked, envelope
   const hr = await validate(coll(heat));
   t.match(hr.body.issues, [
     { code: 'semantics', message: /nodes\/0\/params\/heat\): heat "low" \(pan 120–150 °C\) cannot hold the cw.op.sear envelope 200–260/ },
-    { code: 'semantics', message: /cw.op.teleport is not an operation/ },
+    { code: 'semantics', message: /nodes\/1\/op\): unknown operation cw.op.teleport/ },
   ]);
 
   const tampered = serve('/collections/tampered.json', [{ ...hashed, id: 'soup-1-changed' }]);
   t.match(
     (await validate(coll(tampered))).body.issues,
-    [{ code: 'hash', path: '/url', message: /hashes to sha256:/ }],
+    [{ code: 'hash', path: '/url', message: /\/recipes\/0\/hash\): declared hash sha256:[0-9a-f]{64} does not match/ }],
     'recipe hash is checked',
   );
 

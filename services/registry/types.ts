@@ -19,8 +19,7 @@ export interface RegistryEntry {
   tags?: string[];
   verification?: { method: string; verifiedAt: string; by?: string };
   publishedAt: string;
-  deletedAt?: string;
-  /** The last status change: when, and the publisher's message (at most 500 characters). */
+  /** The last status change: when (for a tombstone, when it was deleted), and the publisher's message. */
   'x-status'?: { changedAt: string; message?: string };
   [extra: string]: unknown;
 }

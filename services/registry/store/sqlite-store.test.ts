@@ -45,7 +45,7 @@ t.test('entries are unique per name and version, searchable, and survive a reope
   t.same(await q({ limit: 2 }), ['org.a/z', 'org.a/y']);
 
   const res = await store.setStatus({ name: 'org.a/y', status: 'deleted', at: '2026-11-21T00:00:00Z' });
-  t.match(res?.changed, [{ name: 'org.a/y', status: 'deleted', deletedAt: '2026-11-21T00:00:00Z' }]);
+  t.match(res?.changed, [{ name: 'org.a/y', status: 'deleted', 'x-status': { changedAt: '2026-11-21T00:00:00Z' } }]);
   t.equal(await store.setStatus({ name: 'org.a/nope', status: 'deleted', at: '2026-11-21T00:00:00Z' }), null);
   t.same(await q({ q: 'vegan' }), []);
   t.same(await q({ q: 'vegan', includeDeleted: true }), ['org.a/y']);

@@ -188,8 +188,6 @@ export class SqliteRegistryStore implements RegistryStore {
         if (entry.status === change.status) continue;
         const next: RegistryEntry = { ...entry, status: change.status };
         next['x-status'] = change.message === undefined ? { changedAt: change.at } : { changedAt: change.at, message: change.message };
-        if (change.status === 'deleted') next.deletedAt = change.at;
-        else delete next.deletedAt;
         this.s.update.run(change.status, JSON.stringify(next), row.seq);
         changed.push(next);
       }

@@ -1,0 +1,102 @@
+/** Operator commands: serve, export, token create. They open the data directory directly. */
+import { CliError } from '../../../runtime/cli/errors.js';
+import { exportDocuments } from '../documents.js';
+import { issueToken, isValidNamespace } from '../proof/namespaces.js';
+import { createRegistry, loadOrCreateKey, openStore } from '../server.js';
+
+export interface ServeOptions {
+  port: string;
+  host: string;
+  dataDir: string;
+  baseUrl?: string;
+  recipeBase?: string[];
+  dnsServer?: string[];
+  wellKnownTemplate?: string;
+  oidcJwksUrl?: string;
+  oidcIssuer: string;
+  oidcAudience: string;
+  log?: boolean;
+}
+
+function port(text: string): number {
+  if (!/^[0-9]{1,5}$/.test(text) || Number(text) > 65535) throw new CliError(`--port must be 0 to 65535, not ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+function url(text: string, flag: string): string {
+  try {
+    const u = new URL(text);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+    return text;
+  } catch {
+    throw new CliError(`${flag} must be an http(s) URL, not ${JSON.stringify(text)}`);
+  }
+}
+
+export async function serve(opts: ServeOptions): Promise<void> {
+  const p = port(opts.port);
+  if (opts.wellKnownTemplate !== undefined && !opts.wellKnownTemplate.includes('{domain}')) {
+    throw new CliError('--well-known-template must contain {domain}');
+  }
+  const reg = await createRegistry({
+    dataDir: opts.dataDir,
+    ...(opts.baseUrl ? { baseUrl: url(opts.baseUrl, '--base-url') } : {}),
+    recipeBases: (opts.recipeBase ?? []).map((b) => url(b, '--recipe-base')),
+    ...(opts.dnsServer && opts.dnsServer.length > 0 ? { dnsServers: opts.dnsServer } : {}),
+    ...(opts.wellKnownTemplate ? { wellKnownTemplate: opts.wellKnownTemplate } : {}),
+    ...(opts.oidcJwksUrl
+      ? { oidc: { jwksUrl: url(opts.oidcJwksUrl, '--oidc-jwks-url'), issuer: opts.oidcIssuer, audience: opts.oidcAudience } }
+      : {}),
+    logger: opts.log === true,
+  });
+  try {
+    await reg.app.listen({ port: p, host: opts.host });
+  } catch (err) {
+    await reg.close();
+    throw new CliError(`cannot listen on ${opts.host}:${p}: ${(err as Error).message}`, 1);
+  }
+  if (reg.adminToken) {
+    process.stdout.write(`admin token (shown once; keep it secret): ${reg.adminToken}\n`);
+  }
+  process.stdout.write(`registry listening on ${reg.ctx.registry} (data in ${opts.dataDir})\n`);
+  const stop = async () => {
+    await reg.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await new Promise(() => undefined);
+}
+
+export async function exportStatic(opts: { out: string; dataDir: string; baseUrl: string; json?: boolean }): Promise<void> {
+  const store = openStore(opts.dataDir);
+  try {
+    const key = loadOrCreateKey(opts.dataDir, new Date());
+    const files = await exportDocuments(
+      { store, key, now: () => new Date(), registry: url(opts.baseUrl, '--base-url').replace(/\/+$/, '') },
+      opts.out,
+    );
+    process.stdout.write(opts.json ? `${JSON.stringify({ files })}\n` : `${files.map((f) => `wrote ${f}`).join('\n')}\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+export async function createToken(opts: { namespaces?: string; admin?: boolean; dataDir: string; json?: boolean }): Promise<void> {
+  const namespaces = (opts.namespaces ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (!opts.admin && namespaces.length === 0) throw new CliError('give --namespaces org.example[,…] or --admin');
+  for (const ns of namespaces)
+    if (!isValidNamespace(ns)) throw new CliError(`${ns} is not a namespace (reverse-DNS, lower case, e.g. org.example)`);
+  const store = openStore(opts.dataDir);
+  try {
+    const { token, record } = await issueToken(store, namespaces, opts.admin === true, new Date());
+    if (opts.json)
+      process.stdout.write(`${JSON.stringify({ token, id: record.id, namespaces: record.namespaces, admin: record.admin })}\n`);
+    else process.stdout.write(`${token}\n`);
+  } finally {
+    await store.close();
+  }
+}
