@@ -208,7 +208,7 @@ export function indexMcpServer(store: CatalogStore, now: () => Date): McpServer 
 
 /** Mount POST/GET/DELETE /v1/mcp on `app`, bridging fastify to the SDK's web-standard handler. */
 export function mountMcp(app: FastifyInstance, store: CatalogStore, now: () => Date): () => Promise<void> {
-  const handler = createMcpHandler(() => indexMcpServer(store, now), { responseMode: 'json' });
+  const handler = createMcpHandler(() => indexMcpServer(store, now));
   const serve = async (req: FastifyRequest, reply: FastifyReply) => {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) {

@@ -56,24 +56,35 @@ export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
   if (a === b) return 0;
   const n = b.length;
-  let prev2: number[] = new Array(n + 1).fill(0);
-  let prev: number[] = Array.from({ length: n + 1 }, (_, j) => j);
-  let cur: number[] = new Array(n + 1).fill(0);
+  if (scratch.length < 3 * (n + 1)) scratch = new Int32Array(6 * (n + 1));
+  // Three rows in one reused buffer: no allocation per call (the search scans many terms per query word).
+  let prev2 = 0;
+  let prev = n + 1;
+  let cur = 2 * (n + 1);
+  for (let j = 0; j <= n; j++) scratch[prev + j] = j;
   for (let i = 1; i <= a.length; i++) {
-    cur[0] = i;
+    scratch[cur] = i;
     let rowMin = i;
+    const ai = a.charCodeAt(i - 1);
     for (let j = 1; j <= n; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, (prev2[j - 2] as number) + 1);
-      cur[j] = v;
+      const bj = b.charCodeAt(j - 1);
+      const cost = ai === bj ? 0 : 1;
+      let v = Math.min((scratch[prev + j] as number) + 1, (scratch[cur + j - 1] as number) + 1, (scratch[prev + j - 1] as number) + cost);
+      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj)
+        v = Math.min(v, (scratch[prev2 + j - 2] as number) + 1);
+      scratch[cur + j] = v;
       if (v < rowMin) rowMin = v;
     }
     if (rowMin > max) return max + 1;
-    [prev2, prev, cur] = [prev, cur, prev2];
+    const t = prev2;
+    prev2 = prev;
+    prev = cur;
+    cur = t;
   }
-  return prev[n] as number;
+  return scratch[prev + n] as number;
 }
+
+let scratch = new Int32Array(128);
 
 /** How many edits a query word of this length may carry and still match. */
 export function allowedEdits(length: number): number {
