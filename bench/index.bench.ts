@@ -34,7 +34,7 @@ try {
   report('index build, nothing changed', [sameMs], 'ms');
   const file = join(recipes, 'syn-00042.svc.json');
   const doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  const { hash: _h, ...rest } = { ...doc, revision: 99 };
+  const { hash: _h, ...rest }: Record<string, unknown> = { ...doc, revision: 99 };
   writeFileSync(file, JSON.stringify({ ...rest, hash: documentHash(rest) }));
   const [one, oneMs] = timed(() => buildIndex({ recipesDir: recipes, outDir: out, key }));
   report(`index build, one recipe changed (${one.written} files rewritten)`, [oneMs], 'ms');
