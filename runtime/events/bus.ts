@@ -9,13 +9,15 @@ import type { SafetyTrip } from '../supervisor/types.js';
 export interface BusEvents {
   /** A safety event: a trip, an e-stop, a reset, a refused attempt to raise a limit. */
   safety: {
-    kind: 'trip' | 'estop' | 'reset' | 'limit_raise_refused' | 'cleared';
+    kind: 'trip' | 'estop' | 'reset' | 'limit_raise_refused' | 'cleared' | 'spoof_refused';
     trip?: SafetyTrip;
     action: 'none' | 'pause_all' | 'heat_off_all' | 'abort_session' | 'evacuate';
     message: string;
     at: string;
     executionId?: string;
     sessionId?: string;
+    /** Who caused it, when it came from outside (e.g. the MQTT client whose spoofed safety publish was refused). */
+    origin?: { clientId: string; principal?: string; topic?: string };
   };
   /** An execution changed state (or its status seq advanced). */
   'execution.state': { executionId: string; state: string; seq: number; outcome?: string; at: string; sessionId?: string };

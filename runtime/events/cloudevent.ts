@@ -1,0 +1,223 @@
+/**
+ * Bus events as CloudEvents 1.0 (structured mode, `application/cloudevents+json`), semantics §9. Every transport
+ * (MQTT, SSE, WebSocket, webhooks) sends the same JSON for one event: the id is minted once, when the event is
+ * journalled, and never changes, so a consumer that sees it twice (at-least-once delivery) drops the copy.
+ */
+import type { BusEventName, BusEvents } from './bus.js';
+
+export const CLOUDEVENTS_CONTENT_TYPE = 'application/cloudevents+json';
+
+/** The structured-mode JSON of one event. Extension attributes are lower-case, per CloudEvents 1.0. */
+export interface SvcCloudEvent {
+  specversion: '1.0';
+  id: string;
+  source: string;
+  type: string;
+  subject?: string;
+  time: string;
+  datacontenttype: 'application/json';
+  /** The status seq of the resource the event is about (an execution's seq), else the hub's event sequence. */
+  svcseq: number;
+  /** Kitchen id. */
+  svckitchen: string;
+  /** `safety` for every svc.safety.* event, else `normal` (telemetry: `low`). */
+  svcpriority: 'safety' | 'high' | 'normal' | 'low';
+  /** The session the event belongs to, when it has one. */
+  svcsession?: string;
+  data: Record<string, unknown>;
+}
+
+/** What the mapping decides about a bus event, before it has an id and a sequence. */
+export interface EventShape {
+  type: string;
+  /** Second segment of the type: safety, execution, task, session, telemetry, device, sync. */
+  category: string;
+  /** What the event is about: a zone, an execution id, a task id, a sensor; the last MQTT topic level. */
+  subject: string;
+  session?: string;
+  /** The resource's own status seq, when it has one. */
+  statusSeq?: number;
+  priority: SvcCloudEvent['svcpriority'];
+  time: string;
+  data: Record<string, unknown>;
+}
+
+type SafetyPayload = BusEvents['safety'];
+
+const SAFETY_TYPES: Record<SafetyPayload['kind'], string> = {
+  trip: 'svc.safety.limit_tripped',
+  estop: 'svc.safety.estop',
+  reset: 'svc.safety.reset',
+  cleared: 'svc.safety.cleared',
+  limit_raise_refused: 'svc.safety.limit_raise_refused',
+  spoof_refused: 'svc.safety.spoof_refused',
+};
+
+const SAFETY_LEVELS: Record<SafetyPayload['kind'], 'warning' | 'alarm' | 'emergency'> = {
+  trip: 'alarm',
+  estop: 'emergency',
+  reset: 'warning',
+  cleared: 'warning',
+  limit_raise_refused: 'warning',
+  spoof_refused: 'warning',
+};
+
+/** Safety kinds that latch an alarm: retained on MQTT until a reset or cleared event. */
+export const ALARM_KINDS: ReadonlySet<string> = new Set(['svc.safety.limit_tripped', 'svc.safety.estop']);
+/** Safety kinds that end every alarm. */
+export const CLEARING_KINDS: ReadonlySet<string> = new Set(['svc.safety.reset', 'svc.safety.cleared']);
+
+function optional<T extends Record<string, unknown>>(o: T): T {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+function safetyShape(p: SafetyPayload): EventShape {
+  const type = SAFETY_TYPES[p.kind] ?? `svc.safety.${p.kind}`;
+  const zone = p.kind === 'estop' || !p.trip ? 'kitchen' : p.trip.subject;
+  return {
+    type,
+    category: 'safety',
+    subject: zone,
+    ...(p.sessionId ? { session: p.sessionId } : {}),
+    priority: 'safety',
+    time: p.at,
+    data: optional({
+      kind: p.kind,
+      level: SAFETY_LEVELS[p.kind] ?? 'warning',
+      action: p.action,
+      zone,
+      message: p.message,
+      reason: p.trip?.reason,
+      trip: p.trip,
+      executionId: p.executionId,
+      sessionId: p.sessionId,
+      origin: p.origin,
+    }),
+  };
+}
+
+/** Map one bus event to its CloudEvent type, subject and data. Pure. */
+export function shapeOf<K extends BusEventName>(name: K, payload: BusEvents[K]): EventShape {
+  switch (name) {
+    case 'safety':
+      return safetyShape(payload as SafetyPayload);
+    case 'execution.state': {
+      const p = payload as BusEvents['execution.state'];
+      return {
+        type: 'svc.execution.state',
+        category: 'execution',
+        subject: p.executionId,
+        ...(p.sessionId ? { session: p.sessionId } : {}),
+        statusSeq: p.seq,
+        priority: 'high',
+        time: p.at,
+        data: optional({ executionId: p.executionId, state: p.state, seq: p.seq, outcome: p.outcome, sessionId: p.sessionId }),
+      };
+    }
+    case 'telemetry': {
+      const p = payload as BusEvents['telemetry'];
+      return {
+        type: 'svc.telemetry.reading',
+        category: 'telemetry',
+        subject: p.sensor,
+        priority: 'low',
+        time: p.at,
+        data: optional({
+          readings: [{ sensor: p.svcSensor, value: p.tempC, unit: 'degC' }],
+          sensor: p.sensor,
+          fault: p.fault,
+        }),
+      };
+    }
+    case 'heater': {
+      const p = payload as BusEvents['heater'];
+      return {
+        type: 'svc.device.heater',
+        category: 'device',
+        subject: p.heater,
+        priority: 'normal',
+        time: p.at,
+        data: { heater: p.heater, power: p.power },
+      };
+    }
+    case 'task.updated': {
+      const p = payload as BusEvents['task.updated'];
+      return {
+        type: 'svc.task.updated',
+        category: 'task',
+        subject: p.taskId,
+        ...(p.sessionId ? { session: p.sessionId } : {}),
+        ...(typeof p.task.seq === 'number' ? { statusSeq: p.task.seq } : {}),
+        priority: 'normal',
+        time: p.at,
+        data: optional({ taskId: p.taskId, state: p.state, sessionId: p.sessionId, task: p.task }),
+      };
+    }
+    case 'session.updated': {
+      const p = payload as BusEvents['session.updated'];
+      return {
+        type: 'svc.session.updated',
+        category: 'session',
+        subject: p.sessionId,
+        session: p.sessionId,
+        ...(typeof p.session.seq === 'number' ? { statusSeq: p.session.seq } : {}),
+        priority: 'normal',
+        time: p.at,
+        data: { sessionId: p.sessionId, state: p.state, session: p.session },
+      };
+    }
+    case 'sync': {
+      const p = payload as BusEvents['sync'];
+      return {
+        type: `svc.sync.${p.kind}`,
+        category: 'sync',
+        subject: 'index',
+        priority: p.kind === 'recall' ? 'high' : 'normal',
+        time: p.at,
+        data: optional({ kind: p.kind, message: p.message, detail: p.detail }),
+      };
+    }
+    case 'device.heartbeat': {
+      const p = payload as BusEvents['device.heartbeat'];
+      return { type: 'svc.device.heartbeat', category: 'device', subject: 'hub', priority: 'low', time: p.at, data: { state: p.state } };
+    }
+    default: {
+      const n = String(name);
+      const cat = n.split('.')[0] ?? n;
+      const p = payload as unknown as Record<string, unknown>;
+      return {
+        type: `svc.${n.includes('.') ? n : `${n}.event`}`,
+        category: cat,
+        subject: 'hub',
+        priority: 'normal',
+        time: typeof p.at === 'string' ? p.at : new Date().toISOString(),
+        data: { ...p },
+      };
+    }
+  }
+}
+
+/** Assemble the structured CloudEvent for a shape once it has an id and a hub sequence. */
+export function buildCloudEvent(shape: EventShape, meta: { id: string; seq: number; kitchenId: string; source: string }): SvcCloudEvent {
+  const ce: SvcCloudEvent = {
+    specversion: '1.0',
+    id: meta.id,
+    source: meta.source,
+    type: shape.type,
+    subject: shape.subject,
+    time: shape.time,
+    datacontenttype: 'application/json',
+    svcseq: shape.statusSeq ?? meta.seq,
+    svckitchen: meta.kitchenId,
+    svcpriority: shape.priority,
+    data: shape.data,
+  };
+  if (shape.session) ce.svcsession = shape.session;
+  return ce;
+}
+
+/** The default CloudEvents `source` of a hub: `svc://{kitchenId}/hub`. */
+export function defaultSource(kitchenId: string): string {
+  return `svc://${encodeURIComponent(kitchenId)}/hub`;
+}

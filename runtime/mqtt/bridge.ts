@@ -1,0 +1,101 @@
+/**
+ * The MQTT bridge: every event of the hub goes out on the kitchen's bus as its CloudEvent JSON (MQTT 5 Content
+ * Type `application/cloudevents+json`), on `svc/{kitchenId}/{category}/{subject}` with the category's QoS.
+ * Safety alarms (a trip, an e-stop) are retained until a reset or cleared event, which then empties every
+ * retained alarm topic. The hub's availability (`svc/{kitchenId}/availability/hub`, retained) says online while
+ * the hub runs and offline when it stops (on an external broker the offline message is the hub's last will).
+ */
+import { randomUUID } from 'node:crypto';
+import { buildCloudEvent, CLEARING_KINDS, CLOUDEVENTS_CONTENT_TYPE } from '../events/cloudevent.js';
+import type { EventHub } from '../events/hub.js';
+import type { StoredEvent } from '../events/journal.js';
+import { availabilityTopic, placementOf } from './topics.js';
+import type { BusTransport, CommandOrigin, OutgoingMessage } from './transport.js';
+
+export interface MqttBridgeOptions {
+  hub: EventHub;
+  transport: BusTransport;
+  /** An e-stop request came over MQTT (any authenticated client may send one). */
+  onEstop?: (origin: CommandOrigin) => void;
+  onError?: (err: unknown) => void;
+  now?: () => number;
+}
+
+/** The retained availability message: a CloudEvent `svc.device.online` or `svc.device.offline`. */
+export function availabilityMessage(hub: Pick<EventHub, 'kitchenId' | 'source'>, online: boolean, at: string): OutgoingMessage {
+  const ce = buildCloudEvent(
+    {
+      type: online ? 'svc.device.online' : 'svc.device.offline',
+      category: 'availability',
+      subject: 'hub',
+      priority: 'high',
+      time: at,
+      data: { state: online ? 'online' : 'offline' },
+    },
+    { id: randomUUID(), seq: 0, kitchenId: hub.kitchenId, source: hub.source },
+  );
+  return {
+    topic: availabilityTopic(hub.kitchenId),
+    payload: JSON.stringify(ce),
+    qos: 1,
+    retain: true,
+    contentType: CLOUDEVENTS_CONTENT_TYPE,
+  };
+}
+
+export class MqttBridge {
+  private off: (() => void) | undefined;
+  private readonly retainedAlarms = new Set<string>();
+  private pending: Promise<unknown> = Promise.resolve();
+  private published = 0;
+
+  constructor(private readonly o: MqttBridgeOptions) {
+    o.transport.onCommand((command, origin) => {
+      if (command === 'estop') o.onEstop?.(origin);
+    });
+  }
+
+  /** Messages handed to the broker so far. */
+  get count(): number {
+    return this.published;
+  }
+
+  async start(): Promise<void> {
+    await this.o.transport.start();
+    this.off = this.o.hub.addSink((ev) => this.forward(ev));
+    await this.o.transport.publish(availabilityMessage(this.o.hub, true, this.iso()));
+  }
+
+  /** Resolves once everything handed to the broker so far has been accepted by it. */
+  async flush(): Promise<void> {
+    await this.pending;
+  }
+
+  async stop(): Promise<void> {
+    this.off?.();
+    this.off = undefined;
+    await this.flush();
+    await this.o.transport.publish(availabilityMessage(this.o.hub, false, this.iso())).catch((err) => this.o.onError?.(err));
+    await this.o.transport.stop();
+  }
+
+  private iso(): string {
+    return new Date((this.o.now ?? Date.now)()).toISOString();
+  }
+
+  private send(msg: OutgoingMessage): void {
+    this.published++;
+    const p = this.o.transport.publish(msg).catch((err) => this.o.onError?.(err));
+    this.pending = p;
+  }
+
+  private forward(ev: StoredEvent): void {
+    const where = placementOf(this.o.hub.kitchenId, ev);
+    this.send({ ...where, payload: ev.body, contentType: CLOUDEVENTS_CONTENT_TYPE });
+    if (where.retain) this.retainedAlarms.add(where.topic);
+    if (CLEARING_KINDS.has(ev.ce.type)) {
+      for (const topic of this.retainedAlarms) this.send({ topic, payload: '', qos: 2, retain: true });
+      this.retainedAlarms.clear();
+    }
+  }
+}

@@ -1,0 +1,214 @@
+import { spawn } from 'node:child_process';
+import { CloudEvent } from 'cloudevents';
+import mqtt, { type IPublishPacket, type MqttClient } from 'mqtt';
+import t, { type Test } from 'tap';
+import { makeKitchen, tripEvent, until } from '../events/testing.js';
+import { MqttFeature } from './feature.js';
+
+async function setup(t: Test, extra: { estops?: string[] } = {}) {
+  const k = makeKitchen({ kitchenId: 'k1' });
+  const feature = new MqttFeature({
+    bus: k.bus,
+    hub: k.hub,
+    tokens: k.tokens,
+    host: '127.0.0.1',
+    mqttPort: 0,
+    mqttWsPort: 0,
+    estop: (message) => extra.estops?.push(message),
+  });
+  await feature.start();
+  const clients: MqttClient[] = [];
+  const connect = async (token: string | undefined, opts: { ws?: boolean; clientId?: string } = {}) => {
+    const url = opts.ws ? `ws://127.0.0.1:${feature.embedded?.wsPort}` : `mqtt://127.0.0.1:${feature.embedded?.port}`;
+    const c = await mqtt.connectAsync(
+      url,
+      {
+        protocolVersion: 5,
+        reconnectPeriod: 0,
+        clientId: opts.clientId ?? `c-${Math.random().toString(16).slice(2)}`,
+        ...(token ? { username: 'me', password: token } : {}),
+      },
+      false,
+    );
+    clients.push(c);
+    return c;
+  };
+  t.teardown(async () => {
+    for (const c of clients) await c.endAsync(true).catch(() => {});
+    await feature.stop();
+    k.db.close();
+  });
+  return { k, feature, connect };
+}
+
+function collect(c: MqttClient) {
+  const got: { topic: string; payload: string; packet: IPublishPacket }[] = [];
+  c.on('message', (topic, payload, packet) => got.push({ topic, payload: payload.toString(), packet }));
+  return got;
+}
+
+t.test('a paired token logs in; a bad or missing token is refused', async (t) => {
+  const { k, connect } = await setup(t);
+  const { token } = k.tokens.create({ name: 'panel', scopes: ['read'] });
+  const ok = await connect(token);
+  t.ok(ok.connected, 'connected with the token as password');
+  await t.rejects(connect('hth_not-a-real-token'), /Bad User Name or Password|bad user name/i);
+  await t.rejects(connect(undefined), /Bad User Name or Password|bad user name/i);
+  k.tokens.revoke('panel');
+  await t.rejects(connect(token), /Bad User Name or Password|bad user name/i, 'a revoked token no longer logs in');
+});
+
+t.test('safety events arrive QoS 2, retained, as CloudEvents with the MQTT 5 content type', async (t) => {
+  const { k, connect } = await setup(t);
+  const { token } = k.tokens.create({ name: 'robot', scopes: ['cook'] });
+  const live = await connect(token);
+  const got = collect(live);
+  const granted = await live.subscribeAsync('svc/k1/safety/#', { qos: 2 });
+  t.equal(granted[0]?.qos, 2, 'safety subscription granted to a token without read');
+  k.bus.emit('safety', tripEvent());
+  await until(() => got.length === 1, 5000, 'safety event');
+  const m = got[0]!;
+  t.equal(m.topic, 'svc/k1/safety/oil-max');
+  t.equal(m.packet.qos, 2);
+  t.equal(m.packet.properties?.contentType, 'application/cloudevents+json');
+  const ce = new CloudEvent(JSON.parse(m.payload), true); // validates the CloudEvents 1.0 attributes
+  t.equal(ce.type, 'svc.safety.limit_tripped');
+  t.equal((ce.data as unknown as { action: string }).action, 'heat_off_all');
+  t.equal(ce.svcpriority, 'safety');
+
+  // A client arriving later gets the alarm retained, until a reset clears it.
+  const late = await connect(token);
+  const lateGot = collect(late);
+  await late.subscribeAsync('svc/k1/safety/#', { qos: 2 });
+  await until(() => lateGot.length === 1, 5000, 'retained alarm');
+  t.equal(lateGot[0]?.packet.retain, true, 'delivered as retained');
+  t.equal(JSON.parse(lateGot[0]!.payload).id, ce.id, 'same event id on every delivery');
+
+  k.bus.emit('safety', { kind: 'reset', action: 'none', message: 'reset by ana', at: new Date().toISOString() });
+  await until(() => got.some((g) => g.payload.includes('svc.safety.reset')), 5000, 'reset event');
+  await until(() => got.some((g) => g.payload === ''), 5000, 'retained alarm cleared');
+  const after = await connect(token);
+  const afterGot = collect(after);
+  await after.subscribeAsync('svc/k1/safety/#', { qos: 2 });
+  await new Promise((r) => setTimeout(r, 150));
+  t.same(afterGot, [], 'no retained alarm once cleared');
+});
+
+t.test('a spoofed safety publish is refused and reported as a safety event naming the client', async (t) => {
+  const { k, connect } = await setup(t);
+  const { token } = k.tokens.create({ name: 'intruder', scopes: ['read', 'cook', 'admin'] });
+  const watcher = await connect(token);
+  const seen = collect(watcher);
+  await watcher.subscribeAsync('svc/k1/#', { qos: 2 });
+  const spoofer = await connect(token, { clientId: 'evil-1' });
+  const fake = JSON.stringify({ specversion: '1.0', id: 'x', source: 'x', type: 'svc.safety.cleared' });
+  await t.rejects(spoofer.publishAsync('svc/k1/safety/kitchen', fake, { qos: 1 }), { code: 0x87 }, 'PUBACK 0x87 not authorized');
+  await until(() => seen.some((s) => s.payload.includes('svc.safety.spoof_refused')), 5000, 'spoof report');
+  t.notOk(
+    seen.some((s) => s.payload === fake),
+    'the spoofed message reached nobody',
+  );
+  const report = JSON.parse(seen.find((s) => s.payload.includes('spoof_refused'))!.payload);
+  t.equal(report.data.origin.clientId, 'evil-1');
+  t.equal(report.data.origin.principal, 'intruder');
+  t.equal(seen.find((s) => s.payload.includes('spoof_refused'))?.packet.qos, 2);
+  t.ok(spoofer.connected, 'an MQTT 5 client stays connected after a refused publish');
+  // Other topics are the hub's too; nothing but the listed commands is open to clients.
+  await t.rejects(spoofer.publishAsync('svc/k1/task/t1', '{}', { qos: 1 }), { code: 0x87 });
+});
+
+t.test('read scope governs subscriptions; telemetry QoS 0; tasks QoS 1', async (t) => {
+  const { k, connect } = await setup(t);
+  const reader = await connect(k.tokens.create({ name: 'ui', scopes: ['read'] }).token);
+  const cook = await connect(k.tokens.create({ name: 'bot', scopes: ['cook'] }).token);
+  const r = collect(reader);
+  const c = collect(cook);
+  const [g1] = await reader.subscribeAsync('svc/k1/#', { qos: 2 });
+  await t.rejects(cook.subscribeAsync('svc/k1/telemetry/#', { qos: 2 }), /Not authorized/, 'telemetry needs read');
+  await t.rejects(cook.subscribeAsync('svc/k1/#', { qos: 2 }), /Not authorized/, 'so does a wildcard over every category');
+  const [g3] = await cook.subscribeAsync('svc/+/safety/#', { qos: 2 });
+  t.equal(g1?.qos, 2);
+  t.equal(g3?.qos, 2);
+  k.bus.emit('telemetry', { sensor: 'oil', svcSensor: 'oil_temp', tempC: 150.5, at: new Date().toISOString() });
+  k.bus.emit('task.updated', { taskId: 't-9', sessionId: 's1', state: 'running', at: new Date().toISOString(), task: { id: 't-9' } });
+  await until(() => r.length === 3, 5000, 'reader messages'); // availability (retained) + 2
+  const tel = r.find((m) => m.topic === 'svc/k1/telemetry/oil')!;
+  const task = r.find((m) => m.topic === 'svc/k1/task/t-9')!;
+  t.equal(tel.packet.qos, 0);
+  t.equal(task.packet.qos, 1);
+  t.equal(JSON.parse(task.payload).svcsession, 's1');
+  const avail = r.find((m) => m.topic === 'svc/k1/availability/hub')!;
+  t.equal(JSON.parse(avail.payload).type, 'svc.device.online');
+  t.equal(avail.packet.retain, true);
+  await new Promise((res) => setTimeout(res, 100));
+  t.same(
+    c.map((m) => m.topic),
+    [],
+    'the cook token received neither telemetry nor tasks',
+  );
+});
+
+t.test('any paired client may request an e-stop; over WebSocket too', async (t) => {
+  const estops: string[] = [];
+  const { k, connect } = await setup(t, { estops });
+  const { token } = k.tokens.create({ name: 'wall-button', scopes: ['notify'] });
+  const ws = await connect(token, { ws: true });
+  const res = (await ws.publishAsync('svc/k1/command/estop', '{}', { qos: 1 })) as { reasonCode?: number } | undefined;
+  t.equal(res?.reasonCode ?? 0, 0);
+  t.same(estops, ['e-stop requested over MQTT by wall-button']);
+  const got = collect(ws);
+  await ws.subscribeAsync('svc/k1/safety/#', { qos: 2 });
+  k.bus.emit('safety', { kind: 'estop', action: 'heat_off_all', message: 'e-stop', at: new Date().toISOString() });
+  await until(() => got.length === 1, 5000, 'estop over ws');
+  t.equal(JSON.parse(got[0]!.payload).type, 'svc.safety.estop');
+  t.equal(got[0]!.topic, 'svc/k1/safety/kitchen');
+});
+
+t.test('mosquitto_sub (MQTT 5) receives a safety event from the embedded broker', async (t) => {
+  const { k, feature } = await setup(t);
+  const { token } = k.tokens.create({ name: 'third-party', scopes: ['read'] });
+  const sub = spawn('mosquitto_sub', [
+    '-V',
+    'mqttv5',
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(feature.embedded?.port),
+    '-u',
+    'x',
+    '-P',
+    token,
+    '-t',
+    'svc/k1/safety/#',
+    '-q',
+    '2',
+    '-C',
+    '1',
+    '-F',
+    '%t|%q|%r|%p',
+    '-W',
+    '10',
+  ]);
+  let out = '';
+  let err = '';
+  sub.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  sub.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve, reject) => {
+    sub.on('error', reject); // ENOENT when mosquitto-clients is missing: the test fails, it does not skip
+    sub.on('close', resolve);
+  });
+  await until(() => (feature.embedded?.clientCount ?? 0) >= 1, 5000, 'mosquitto_sub to connect');
+  await new Promise((r) => setTimeout(r, 100));
+  k.bus.emit('safety', tripEvent(new Date().toISOString(), 'fryer'));
+  const code = await exited;
+  t.equal(code, 0, `mosquitto_sub exited cleanly ${err}`);
+  const [topic, qos, retained, payload] = out.trim().split('|');
+  t.equal(topic, 'svc/k1/safety/fryer');
+  t.equal(qos, '2');
+  t.ok(retained === '0' || retained === '1');
+  t.equal(JSON.parse(payload ?? '{}').type, 'svc.safety.limit_tripped');
+});

@@ -1,0 +1,198 @@
+/**
+ * The embedded MQTT 5 broker (aedes) on TCP and, optionally, WebSocket. Clients log in with a paired bearer
+ * token as the password (any username); every publish, subscription and delivery is checked against the
+ * kitchen's topic rules (topics.ts). A client that tries to publish on a safety topic is refused (PUBACK/PUBREC
+ * 0x87 for MQTT 5) and reported to the hub as a spoof attempt, with its client id.
+ */
+import { once } from 'node:events';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { type AddressInfo, createServer, type Server } from 'node:net';
+import { Aedes, type AuthenticateError, type Client } from 'aedes';
+import { createWebSocketStream, WebSocketServer } from 'ws';
+import { type AclPrincipal, canReceive, checkPublish, checkSubscribe } from './topics.js';
+import type { BusTransport, CommandHandler, OutgoingMessage, TokenVerifier } from './transport.js';
+
+export interface SpoofReport {
+  clientId: string;
+  principal: string;
+  topic: string;
+}
+
+export interface EmbeddedBrokerOptions {
+  kitchenId: string;
+  tokens: TokenVerifier;
+  host?: string;
+  /** TCP port (0 = a free one). */
+  port: number;
+  /** WebSocket port (0 = a free one; undefined = no WebSocket listener). */
+  wsPort?: number;
+  /** A refused safety publish; reports are rate-limited to one per client per `spoofReportMs`. */
+  onSpoof?: (report: SpoofReport) => void;
+  spoofReportMs?: number;
+  now?: () => number;
+  log?: (msg: string, detail?: Record<string, unknown>) => void;
+}
+
+interface Session {
+  principal: AclPrincipal;
+  token: string;
+}
+
+function authError(message: string): AuthenticateError {
+  return Object.assign(new Error(message), { returnCode: 4 }) as AuthenticateError;
+}
+
+export class EmbeddedBroker implements BusTransport {
+  private aedes: Aedes | undefined;
+  private tcp: Server | undefined;
+  private http: HttpServer | undefined;
+  private wss: WebSocketServer | undefined;
+  private readonly sessions = new WeakMap<Client, Session>();
+  private readonly lastSpoof = new Map<string, number>();
+  private readonly handlers: CommandHandler[] = [];
+  private tcpPort = 0;
+  private websocketPort: number | undefined;
+
+  constructor(private readonly o: EmbeddedBrokerOptions) {}
+
+  get port(): number {
+    return this.tcpPort;
+  }
+
+  get wsPort(): number | undefined {
+    return this.websocketPort;
+  }
+
+  get urls(): string[] {
+    const host = this.o.host ?? '127.0.0.1';
+    const h = host.includes(':') ? `[${host}]` : host;
+    const urls = [`mqtt://${h}:${this.tcpPort}`];
+    if (this.websocketPort !== undefined) urls.push(`ws://${h}:${this.websocketPort}`);
+    return urls;
+  }
+
+  /** Connected clients (for status pages and tests). */
+  get clientCount(): number {
+    return this.aedes?.connectedClients ?? 0;
+  }
+
+  onCommand(handler: CommandHandler): void {
+    this.handlers.push(handler);
+  }
+
+  async start(): Promise<void> {
+    const aedes = await Aedes.createBroker({ id: `hearth-${this.o.kitchenId}`, maxClientsIdLength: 128 });
+    this.aedes = aedes;
+    aedes.authenticate = (client, _username, password, done) => {
+      const token = password ? password.toString('utf8') : '';
+      const who = token ? this.o.tokens.verify(token) : null;
+      if (!who) return done(authError('bad user name or password'), false);
+      this.sessions.set(client, { principal: { id: who.id, name: who.name, scopes: [...who.scopes] }, token });
+      done(null, true);
+    };
+    aedes.authorizePublish = (client, packet, done) => {
+      const s = client ? this.sessions.get(client) : undefined;
+      if (!client || !s) return done(new Error('not authorized'));
+      const verdict = checkPublish(this.o.kitchenId, packet.topic, s.principal);
+      if (!verdict.ok) {
+        this.o.log?.('mqtt publish refused', { clientId: client.id, principal: s.principal.name, topic: packet.topic.slice(0, 200) });
+        if (verdict.spoof) this.reportSpoof(client.id, s.principal.name, packet.topic);
+        return done(new Error(verdict.reason));
+      }
+      if (verdict.command) {
+        const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+        for (const h of this.handlers) {
+          try {
+            h(verdict.command, { clientId: client.id, principal: s.principal.name }, payload);
+          } catch (err) {
+            this.o.log?.('mqtt command handler failed', { err: String(err) });
+          }
+        }
+      }
+      done(null);
+    };
+    aedes.authorizeSubscribe = (client, sub, done) => {
+      const s = this.sessions.get(client);
+      done(null, s && checkSubscribe(this.o.kitchenId, sub.topic, s.principal) ? sub : null);
+    };
+    aedes.authorizeForward = (client, packet) => {
+      const s = this.sessions.get(client);
+      return s && canReceive(this.o.kitchenId, packet.topic, s.principal) ? packet : null;
+    };
+    aedes.on('clientError', (client, err) => this.o.log?.('mqtt client error', { clientId: client?.id, err: err.message }));
+
+    const host = this.o.host ?? '127.0.0.1';
+    this.tcp = createServer((socket) => aedes.handle(socket));
+    this.tcp.listen(this.o.port, host);
+    await once(this.tcp, 'listening');
+    this.tcpPort = (this.tcp.address() as AddressInfo).port;
+    if (this.o.wsPort !== undefined) {
+      this.http = createHttpServer((_req, res) => {
+        res.writeHead(426, { 'content-type': 'text/plain' }).end('MQTT over WebSocket: connect with the mqtt subprotocol\n');
+      });
+      this.wss = new WebSocketServer({
+        server: this.http,
+        maxPayload: 256 * 1024,
+        handleProtocols: (protocols) => (protocols.has('mqtt') ? 'mqtt' : protocols.has('mqttv3.1') ? 'mqttv3.1' : false),
+      });
+      this.wss.on('connection', (ws, req) => aedes.handle(createWebSocketStream(ws), req));
+      this.http.listen(this.o.wsPort, host);
+      await once(this.http, 'listening');
+      this.websocketPort = (this.http.address() as AddressInfo).port;
+    }
+  }
+
+  /** Publish as the hub (no ACL: the hub is the only one allowed on its own topics). */
+  publish(msg: OutgoingMessage): Promise<void> {
+    const aedes = this.aedes;
+    if (!aedes || aedes.closed) return Promise.reject(new Error('the MQTT broker is not running'));
+    return new Promise((resolve, reject) => {
+      aedes.publish(
+        {
+          cmd: 'publish',
+          topic: msg.topic,
+          payload: typeof msg.payload === 'string' ? Buffer.from(msg.payload) : msg.payload,
+          qos: msg.qos,
+          retain: msg.retain,
+          dup: false,
+          ...(msg.contentType ? { properties: { contentType: msg.contentType } } : {}),
+        },
+        (err) => (err ? reject(err) : resolve()),
+      );
+    });
+  }
+
+  /** Disconnect clients whose token has been revoked since they logged in; returns how many. */
+  revokeStale(): number {
+    let n = 0;
+    const clients = (this.aedes as unknown as { clients?: Record<string, Client> } | undefined)?.clients ?? {};
+    for (const c of Object.values(clients)) {
+      const s = this.sessions.get(c);
+      if (s && !this.o.tokens.verify(s.token)) {
+        c.close();
+        n++;
+      }
+    }
+    return n;
+  }
+
+  async stop(): Promise<void> {
+    const aedes = this.aedes;
+    this.aedes = undefined;
+    for (const c of this.wss?.clients ?? []) c.terminate();
+    await Promise.all([
+      this.tcp ? new Promise<void>((r) => this.tcp?.close(() => r())) : undefined,
+      this.http ? new Promise<void>((r) => this.http?.close(() => r())) : undefined,
+      aedes ? new Promise<void>((r) => aedes.close(() => r())) : undefined,
+    ]);
+  }
+
+  private reportSpoof(clientId: string, principal: string, topic: string): void {
+    const now = (this.o.now ?? Date.now)();
+    const last = this.lastSpoof.get(clientId);
+    if (last !== undefined && now - last < (this.o.spoofReportMs ?? 10_000)) return;
+    this.lastSpoof.set(clientId, now);
+    if (this.lastSpoof.size > 1000) this.lastSpoof.delete(this.lastSpoof.keys().next().value as string);
+    this.o.onSpoof?.({ clientId, principal, topic: topic.slice(0, 200) });
+  }
+}

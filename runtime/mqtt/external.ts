@@ -1,0 +1,105 @@
+/**
+ * An external MQTT 5 broker (e.g. mosquitto) instead of the embedded one: the hub connects as a client and
+ * publishes the same topics with the same QoS, retain flag and content type. Its last will is the retained
+ * `offline` availability message. Access rules are then the broker's (docs/events.md shows a mosquitto ACL that
+ * matches the embedded broker's); the hub listens for the e-stop command topic.
+ */
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import { commandTopic } from './topics.js';
+import type { BusTransport, CommandHandler, OutgoingMessage } from './transport.js';
+
+export interface ExternalBrokerOptions {
+  /** `mqtt://host:port`, `mqtts://…`, `ws://…` or `wss://…`; user info in the URL is used as credentials. */
+  url: string;
+  kitchenId: string;
+  username?: string;
+  password?: string;
+  clientId?: string;
+  /** The message the broker publishes if the hub vanishes (the availability topic, retained). */
+  will?: OutgoingMessage;
+  connectTimeoutMs?: number;
+}
+
+const PROTOCOLS = new Set(['mqtt:', 'mqtts:', 'ws:', 'wss:', 'tcp:', 'ssl:']);
+
+/** Check a broker URL; returns an error message or undefined. */
+export function checkBrokerUrl(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return `${JSON.stringify(url)} is not a URL (use mqtt://host:port)`;
+  }
+  if (!PROTOCOLS.has(u.protocol)) return `${JSON.stringify(url)}: the broker URL must start with mqtt://, mqtts://, ws:// or wss://`;
+  if (u.hostname === '') return `${JSON.stringify(url)}: the broker URL needs a host`;
+  return undefined;
+}
+
+export class ExternalBroker implements BusTransport {
+  private client: MqttClient | undefined;
+  private readonly handlers: CommandHandler[] = [];
+
+  constructor(private readonly o: ExternalBrokerOptions) {
+    const bad = checkBrokerUrl(o.url);
+    if (bad) throw new Error(bad);
+  }
+
+  get urls(): string[] {
+    const u = new URL(this.o.url);
+    u.username = '';
+    u.password = '';
+    return [u.toString().replace(/\/$/, '')];
+  }
+
+  onCommand(handler: CommandHandler): void {
+    this.handlers.push(handler);
+  }
+
+  async start(): Promise<void> {
+    const u = new URL(this.o.url);
+    const opts: IClientOptions = {
+      protocolVersion: 5,
+      clientId: this.o.clientId ?? `hearth-${this.o.kitchenId}`,
+      clean: true,
+      reconnectPeriod: 1000,
+      connectTimeout: this.o.connectTimeoutMs ?? 10_000,
+      username: this.o.username ?? (u.username ? decodeURIComponent(u.username) : undefined),
+      password: this.o.password ?? (u.password ? decodeURIComponent(u.password) : undefined),
+    };
+    if (this.o.will) {
+      opts.will = {
+        topic: this.o.will.topic,
+        payload: Buffer.from(this.o.will.payload),
+        qos: this.o.will.qos,
+        retain: this.o.will.retain,
+        ...(this.o.will.contentType ? { properties: { contentType: this.o.will.contentType } } : {}),
+      };
+    }
+    u.username = '';
+    u.password = '';
+    const client = await mqtt.connectAsync(u.toString(), opts, false);
+    this.client = client;
+    const estop = commandTopic(this.o.kitchenId, 'estop');
+    client.on('message', (topic, payload) => {
+      if (topic !== estop) return;
+      for (const h of this.handlers) h('estop', { clientId: 'external-broker' }, payload);
+    });
+    await client.subscribeAsync(estop, { qos: 1 });
+  }
+
+  async publish(msg: OutgoingMessage): Promise<void> {
+    const client = this.client;
+    if (!client) throw new Error('not connected to the MQTT broker');
+    await client.publishAsync(msg.topic, typeof msg.payload === 'string' ? msg.payload : msg.payload, {
+      qos: msg.qos,
+      retain: msg.retain,
+      ...(msg.contentType ? { properties: { contentType: msg.contentType } } : {}),
+    });
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) await client.endAsync();
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The local bus as a feature of the hub process: the embedded broker (or a client of an external one) plus the
+ * bridge that puts every hub event on it. A refused safety publish becomes a `safety` bus event of kind
+ * `spoof_refused` naming the client; an e-stop request over MQTT goes to `estop` (the supervisor's cutAll).
+ */
+import type { EventBus } from '../events/bus.js';
+import type { EventHub } from '../events/hub.js';
+import { availabilityMessage, MqttBridge } from './bridge.js';
+import { EmbeddedBroker } from './broker.js';
+import { ExternalBroker } from './external.js';
+import type { BusTransport, CommandOrigin, TokenVerifier } from './transport.js';
+
+export interface MqttFeatureOptions {
+  bus: EventBus;
+  hub: EventHub;
+  tokens: TokenVerifier;
+  /** Interface the embedded broker listens on. */
+  host: string;
+  /** Embedded broker TCP port (0 = a free one). */
+  mqttPort: number;
+  /** Embedded broker WebSocket port (0 = a free one, undefined = none). */
+  mqttWsPort?: number;
+  /** Use this external broker instead of the embedded one. */
+  mqttUrl?: string;
+  mqttUsername?: string;
+  mqttPassword?: string;
+  /** Called for an e-stop request from a bus client; cut the heat here. */
+  estop?: (message: string, origin: CommandOrigin) => void;
+  now?: () => number;
+  log?: (level: 'info' | 'warn' | 'error', msg: string, detail?: Record<string, unknown>) => void;
+}
+
+export class MqttFeature {
+  readonly transport: BusTransport;
+  readonly bridge: MqttBridge;
+  readonly embedded: EmbeddedBroker | undefined;
+  private sweep: NodeJS.Timeout | undefined;
+
+  constructor(private readonly o: MqttFeatureOptions) {
+    const now = o.now ?? Date.now;
+    const iso = () => new Date(now()).toISOString();
+    if (o.mqttUrl) {
+      this.transport = new ExternalBroker({
+        url: o.mqttUrl,
+        kitchenId: o.hub.kitchenId,
+        ...(o.mqttUsername !== undefined ? { username: o.mqttUsername } : {}),
+        ...(o.mqttPassword !== undefined ? { password: o.mqttPassword } : {}),
+        will: availabilityMessage(o.hub, false, iso()),
+      });
+    } else {
+      this.embedded = new EmbeddedBroker({
+        kitchenId: o.hub.kitchenId,
+        tokens: o.tokens,
+        host: o.host,
+        port: o.mqttPort,
+        ...(o.mqttWsPort !== undefined ? { wsPort: o.mqttWsPort } : {}),
+        now,
+        log: (msg, detail) => o.log?.('warn', msg, detail),
+        onSpoof: (r) =>
+          o.bus.emit('safety', {
+            kind: 'spoof_refused',
+            action: 'none',
+            message: `refused a safety publish on ${r.topic} from MQTT client ${r.clientId} (token ${r.principal}): only the hub publishes safety events`,
+            at: iso(),
+            origin: { clientId: r.clientId, principal: r.principal, topic: r.topic },
+          }),
+      });
+      this.transport = this.embedded;
+    }
+    this.bridge = new MqttBridge({
+      hub: o.hub,
+      transport: this.transport,
+      now,
+      onError: (err) => o.log?.('error', 'mqtt publish failed', { err: String(err) }),
+      onEstop: (origin) => {
+        const by = origin.principal ?? origin.clientId;
+        o.log?.('warn', 'e-stop requested over MQTT', { ...origin });
+        o.estop?.(`e-stop requested over MQTT by ${by}`, origin);
+      },
+    });
+  }
+
+  get urls(): string[] {
+    return this.transport.urls;
+  }
+
+  async start(): Promise<void> {
+    await this.bridge.start();
+    if (this.embedded) {
+      const broker = this.embedded;
+      this.sweep = setInterval(() => broker.revokeStale(), 30_000);
+      this.sweep.unref();
+    }
+    this.o.log?.('info', 'mqtt bus ready', { urls: this.urls });
+  }
+
+  async stop(): Promise<void> {
+    if (this.sweep) clearInterval(this.sweep);
+    await this.bridge.stop();
+  }
+}

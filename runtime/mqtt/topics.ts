@@ -1,0 +1,99 @@
+/**
+ * MQTT topics of a kitchen (semantics §9): `svc/{kitchenId}/{category}/{subject}`, with the QoS and retain
+ * flag of each category, and the access rules of the embedded broker. Pure functions; the broker and the
+ * external-broker client both use them, so the same topics leave Hearth either way.
+ */
+import { ALARM_KINDS } from '../events/cloudevent.js';
+import { canReadAll } from '../events/filter.js';
+import type { StoredEvent } from '../events/journal.js';
+
+export type QoS = 0 | 1 | 2;
+
+export const KITCHEN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** Categories whose events go QoS 1 (at least once): lifecycle and coordination. */
+const QOS1 = new Set(['task', 'lease', 'handoff', 'ccp', 'session', 'execution', 'sync', 'order', 'notify', 'availability']);
+
+/** Client-published command topics, beyond which a client may publish nothing (the hub publishes the rest). */
+export const CLIENT_COMMANDS: ReadonlyArray<{ category: string; subject: string; scopes: 'any' | readonly string[]; what: string }> = [
+  { category: 'command', subject: 'estop', scopes: 'any', what: 'e-stop request: the hub cuts all heat and latches a stop' },
+];
+
+/** Categories a token without `read`/`admin` may still subscribe to and receive. */
+export const OPEN_CATEGORIES: ReadonlySet<string> = new Set(['safety', 'availability']);
+
+/** One topic level from an id: MQTT separators and wildcards become `_`, an empty value `_`. */
+export function topicLevel(value: string): string {
+  const s = value.replace(/[/+#]/g, '_').replaceAll(String.fromCharCode(0), '_').slice(0, 200);
+  return s === '' ? '_' : s;
+}
+
+export function topicOf(kitchenId: string, category: string, subject: string): string {
+  return `svc/${kitchenId}/${topicLevel(category)}/${topicLevel(subject)}`;
+}
+
+export function availabilityTopic(kitchenId: string): string {
+  return `svc/${kitchenId}/availability/hub`;
+}
+
+export function commandTopic(kitchenId: string, subject: string): string {
+  return `svc/${kitchenId}/command/${subject}`;
+}
+
+export interface Placement {
+  topic: string;
+  qos: QoS;
+  retain: boolean;
+}
+
+/** Where and how an event goes on the bus. Safety alarms are retained (until cleared); telemetry is QoS 0. */
+export function placementOf(kitchenId: string, ev: StoredEvent): Placement {
+  const topic = topicOf(kitchenId, ev.category, ev.ce.subject ?? 'hub');
+  if (ev.category === 'safety') return { topic, qos: 2, retain: ALARM_KINDS.has(ev.ce.type) };
+  return { topic, qos: QOS1.has(ev.category) ? 1 : 0, retain: false };
+}
+
+export interface AclPrincipal {
+  id: string;
+  name: string;
+  scopes: readonly string[];
+}
+
+export type PublishVerdict = { ok: true; command?: string } | { ok: false; reason: string; spoof: boolean };
+
+/** May this client publish on `topic`? Only the listed commands; a safety topic is a spoof attempt. */
+export function checkPublish(kitchenId: string, topic: string, who: AclPrincipal): PublishVerdict {
+  const parts = topic.split('/');
+  if (parts[0] === 'svc' && parts[2] === 'safety') return { ok: false, reason: 'only the hub publishes safety events', spoof: true };
+  if (parts.length === 4 && parts[0] === 'svc' && parts[1] === kitchenId) {
+    const cmd = CLIENT_COMMANDS.find((c) => c.category === parts[2] && c.subject === parts[3]);
+    if (cmd && (cmd.scopes === 'any' || cmd.scopes.some((s) => who.scopes.includes(s)))) return { ok: true, command: cmd.subject };
+  }
+  return { ok: false, reason: 'not authorized to publish on this topic', spoof: false };
+}
+
+/** May this client subscribe with `filter`? `read`/`admin` anything of the kitchen; others safety and availability. */
+export function checkSubscribe(kitchenId: string, filter: string, who: AclPrincipal): boolean {
+  if (filter.startsWith('$')) return false;
+  const parts = filter.split('/');
+  if (canReadAll(who.scopes)) {
+    // Anything that only matches this kitchen's topics (or everything: the bus carries nothing else).
+    return (
+      parts[0] === '#' ||
+      ((parts[0] === 'svc' || parts[0] === '+') && (parts.length === 1 || ['#', '+', kitchenId].includes(parts[1] ?? '')))
+    );
+  }
+  return (
+    parts.length >= 3 &&
+    (parts[0] === 'svc' || parts[0] === '+') &&
+    (parts[1] === kitchenId || parts[1] === '+') &&
+    OPEN_CATEGORIES.has(parts[2] ?? '')
+  );
+}
+
+/** May this client receive a message on `topic` (checked on every delivery, behind any wildcard)? */
+export function canReceive(kitchenId: string, topic: string, who: AclPrincipal): boolean {
+  const parts = topic.split('/');
+  if (parts[0] !== 'svc' || parts[1] !== kitchenId) return false;
+  return canReadAll(who.scopes) || OPEN_CATEGORIES.has(parts[2] ?? '');
+}
