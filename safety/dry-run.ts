@@ -70,11 +70,10 @@ function limitSets(limits: DryRunInput['limits']): SafetyLimits[] {
 }
 
 /** °C of a target object in degC or degF; undefined when the target is not a temperature. */
-function targetTemp(target: Record<string, unknown>, nodeId: string): number | undefined {
+function targetTemp(target: Record<string, unknown>): number | undefined {
   const unit = target.unit;
   if (unit !== 'degC' && unit !== 'degF') return undefined;
-  if (!finite(target.value))
-    throw new Refuse('envelope_out_of_range', `node ${nodeId}: target value ${show(target.value)} is not a number`);
+  if (!finite(target.value)) throw new Refuse('envelope_out_of_range', `target value ${show(target.value)} is not a number`);
   return unit === 'degF' ? ((target.value - 32) * 5) / 9 : target.value;
 }
 
@@ -90,13 +89,13 @@ function stepTemps(node: ProcessNode): Temps {
   const out: Temps = { all: [] };
   for (const name of ['tempC', 'oilTempC'] as const) {
     if (p[name] === undefined) continue;
-    if (!finite(p[name])) throw new Refuse('envelope_out_of_range', `node ${node.id}: params.${name} ${show(p[name])} is not a number`);
+    if (!finite(p[name])) throw new Refuse('envelope_out_of_range', `params.${name} ${show(p[name])} is not a number`);
     out.all.push({ name: `params.${name}`, c: p[name] });
     out.target ??= p[name];
   }
   if (p.target !== undefined) {
-    if (!isObject(p.target)) throw new Refuse('envelope_out_of_range', `node ${node.id}: params.target is not an object`);
-    const c = targetTemp(p.target, node.id);
+    if (!isObject(p.target)) throw new Refuse('envelope_out_of_range', 'params.target is not an object');
+    const c = targetTemp(p.target);
     if (c !== undefined) {
       out.all.push({ name: 'params.target', c });
       out.target ??= c;
@@ -113,32 +112,28 @@ function checkParams(node: ProcessNode, env: Envelope | undefined, sets: SafetyL
   if (band) {
     for (const t of temps.all) {
       if (t.c < band.min || t.c > band.max) {
-        throw new Refuse(
-          'envelope_out_of_range',
-          `node ${node.id}: ${t.name} ${t.c} °C is outside the ${node.op} envelope ${band.min}–${band.max} °C`,
-        );
+        throw new Refuse('envelope_out_of_range', `${t.name} ${t.c} °C is outside the ${node.op} envelope ${band.min}–${band.max} °C`);
       }
     }
   }
   let heatBand: { min: number; max: number } | undefined;
   if (env?.medium === 'pan_surface' && p.heat !== undefined) {
     heatBand = typeof p.heat === 'string' ? heatLevelBand(p.heat) : undefined;
-    if (!heatBand) throw new Refuse('envelope_out_of_range', `node ${node.id}: heat level ${show(p.heat)} is not a known level`);
+    if (!heatBand) throw new Refuse('envelope_out_of_range', `heat level ${show(p.heat)} is not a known level`);
     if (band && (heatBand.max < band.min || heatBand.min > band.max)) {
       throw new Refuse(
         'envelope_out_of_range',
-        `node ${node.id}: heat ${show(p.heat)} (pan ${heatBand.min}–${heatBand.max} °C) cannot hold the ${node.op} envelope ${band.min}–${band.max} °C`,
+        `heat ${show(p.heat)} (pan ${heatBand.min}–${heatBand.max} °C) cannot hold the ${node.op} envelope ${band.min}–${band.max} °C`,
       );
     }
   }
   if (p.pressureKPa !== undefined) {
-    if (!finite(p.pressureKPa))
-      throw new Refuse('envelope_out_of_range', `node ${node.id}: params.pressureKPa ${show(p.pressureKPa)} is not a number`);
+    if (!finite(p.pressureKPa)) throw new Refuse('envelope_out_of_range', `params.pressureKPa ${show(p.pressureKPa)} is not a number`);
     const pb = env?.pressureKPa;
     if (pb && (p.pressureKPa < pb.min || p.pressureKPa > pb.max)) {
       throw new Refuse(
         'envelope_out_of_range',
-        `node ${node.id}: params.pressureKPa ${p.pressureKPa} is outside the ${node.op} envelope ${pb.min}–${pb.max} kPa`,
+        `params.pressureKPa ${p.pressureKPa} is outside the ${node.op} envelope ${pb.min}–${pb.max} kPa`,
       );
     }
   }
@@ -146,23 +141,19 @@ function checkParams(node: ProcessNode, env: Envelope | undefined, sets: SafetyL
   const lim = effectiveMaxTempC(sets, sel);
   if (lim) {
     for (const t of temps.all) {
-      if (t.c > lim.maxC)
-        throw new Refuse('safety_limit', `node ${node.id}: ${t.name} ${t.c} °C is above limit ${lim.limitId} (max ${lim.maxC} °C)`);
+      if (t.c > lim.maxC) throw new Refuse('safety_limit', `${t.name} ${t.c} °C is above limit ${lim.limitId} (max ${lim.maxC} °C)`);
     }
     if (heatBand && heatBand.min > lim.maxC) {
       throw new Refuse(
         'safety_limit',
-        `node ${node.id}: heat ${show(p.heat)} starts at ${heatBand.min} °C, above limit ${lim.limitId} (max ${lim.maxC} °C)`,
+        `heat ${show(p.heat)} starts at ${heatBand.min} °C, above limit ${lim.limitId} (max ${lim.maxC} °C)`,
       );
     }
   }
   if (finite(p.pressureKPa)) {
     const pl = effectivePressureMaxKPa(sets, sel);
     if (pl && p.pressureKPa > pl.maxKPa) {
-      throw new Refuse(
-        'safety_limit',
-        `node ${node.id}: params.pressureKPa ${p.pressureKPa} is above limit ${pl.limitId} (max ${pl.maxKPa} kPa)`,
-      );
+      throw new Refuse('safety_limit', `params.pressureKPa ${p.pressureKPa} is above limit ${pl.limitId} (max ${pl.maxKPa} kPa)`);
     }
   }
   const maxes = [band?.max, lim?.maxC].filter(finite);
@@ -207,7 +198,7 @@ export function dryRun(input: DryRunInput): DryRunResult {
             : 'it is not in the vocabulary';
         throw new Refuse(
           'missing_capability',
-          `node ${node.id}: ${node.op} — ${why}${humanPresent ? ' and the step is not assigned to a person' : ' and nobody is present'}`,
+          `${node.op} — ${why}${humanPresent ? ' and the step is not assigned to a person' : ' and nobody is present'}`,
         );
       }
       const env = getOp(node.op)?.envelope;
@@ -215,16 +206,13 @@ export function dryRun(input: DryRunInput): DryRunResult {
       const { targetC, maxC } = checkParams(node, env, sets);
       // 3. Presence.
       if (env?.unattended === false && !humanPresent) {
-        throw new Refuse('needs_human_present', `node ${node.id}: ${node.op} may not run unattended and nobody is present`);
+        throw new Refuse('needs_human_present', `${node.op} may not run unattended and nobody is present`);
       }
       // 4. Sensor ladder.
       const ladder = env?.sensorLadder ?? ['time'];
       const rung = firstHoldingRung(ladder, trusted, humanPresent, allowModel);
       if (rung === null) {
-        throw new Refuse(
-          'missing_sensor_no_fallback',
-          `node ${node.id}: ${node.op} needs one of ${ladder.join(', ')} and none holds on this device`,
-        );
+        throw new Refuse('missing_sensor_no_fallback', `${node.op} needs one of ${ladder.join(', ')} and none holds on this device`);
       }
       // 5. Plan the step.
       const item: PlanItem = {

@@ -5,8 +5,9 @@
 import type { Command } from 'commander';
 import { registerCatalog } from './catalog.js';
 import { registerConformance } from './conformance.js';
+import { registerDocuments } from './documents.js';
 import { registerIndex } from './index-cmd.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [registerIndex, registerCatalog, registerConformance];
+export const commands: RegisterCommand[] = [registerIndex, registerCatalog, registerConformance, registerDocuments];

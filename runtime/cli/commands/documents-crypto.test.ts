@@ -1,0 +1,126 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { runCli } from '../../../test-support/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hearth-docs-'));
+const file = (name: string, body: unknown) => {
+  const p = join(dir, name);
+  writeFileSync(p, typeof body === 'string' ? body : JSON.stringify(body));
+  return p;
+};
+const koshari = 'examples/recipes/koshari.svc.json';
+
+t.test('hash prints the document hash and --check compares it', async (t) => {
+  const declared = (JSON.parse(readFileSync(koshari, 'utf8')) as { hash: string }).hash;
+  const r = await runCli(['hash', koshari]);
+  t.equal(r.code, 0, r.stderr);
+  t.equal(r.stdout.trim(), declared);
+  t.equal((await runCli(['hash', koshari, '--check'])).stdout.trim(), `ok ${declared}`);
+  const doc = JSON.parse(readFileSync(koshari, 'utf8')) as Record<string, unknown>;
+  doc.revision = 2;
+  const changed = file('changed.json', doc);
+  const bad = await runCli(['hash', changed, '--check', '--json']);
+  t.equal(bad.code, 1);
+  const out = JSON.parse(bad.stdout) as { ok: boolean; declared: string; hash: string };
+  t.equal(out.ok, false);
+  t.equal(out.declared, declared);
+  t.not(out.hash, declared);
+  const none = await runCli(['hash', file('nohash.json', { a: 1 }), '--check']);
+  t.equal(none.code, 1);
+  t.match(none.stdout, /no declared hash/);
+});
+
+t.test('keygen, sign and verify end to end', async (t) => {
+  const keyPath = join(dir, 'key.json');
+  const kg = await runCli([
+    'keygen',
+    '--kid',
+    'kitchen#k1',
+    '--actor',
+    'org:example.test',
+    '--valid-from',
+    '2026-01-01T00:00:00Z',
+    '--out',
+    keyPath,
+  ]);
+  t.equal(kg.code, 0, kg.stderr);
+  const pub = JSON.parse(kg.stdout) as Record<string, unknown>;
+  t.same(Object.keys(pub).sort(), ['actor', 'alg', 'kid', 'publicKey', 'validFrom']);
+  t.equal(pub.kid, 'kitchen#k1');
+  t.equal(statSync(keyPath).mode & 0o777, 0o600);
+  t.equal((await runCli(['keygen', '--out', keyPath])).code, 2, 'refuses to overwrite');
+  const keys = file('keys.json', { keys: [pub] });
+
+  const signedPath = join(dir, 'signed.json');
+  const sg = await runCli([
+    'sign',
+    'examples/limits/demo-fryer.limits.json',
+    '--key',
+    keyPath,
+    '--out',
+    signedPath,
+    '--signed-at',
+    '2026-10-05T12:00:00Z',
+  ]);
+  t.equal(sg.code, 0, sg.stderr);
+  const signed = JSON.parse(readFileSync(signedPath, 'utf8')) as Record<string, unknown> & { signature: Record<string, unknown> };
+  t.same([signed.signature.alg, signed.signature.kid, signed.signature.signedAt], ['EdDSA', 'kitchen#k1', '2026-10-05T12:00:00Z']);
+
+  const ok = await runCli(['verify', signedPath, '--keys', keys]);
+  t.equal(ok.code, 0, ok.stderr);
+  t.match(ok.stdout, /^ok sha256:[0-9a-f]{64} signed by kitchen#k1/);
+  t.equal((await runCli(['verify', signedPath, '--keys', file('keys-array.json', [pub])])).code, 0, 'a bare array of records works too');
+
+  // Tampering with a limit breaks the signature.
+  const tampered = structuredClone(signed) as unknown as Record<string, unknown> & { limits: { max?: number }[] };
+  tampered.limits[0] = { ...tampered.limits[0], max: 250 };
+  delete tampered.hash;
+  const tv = await runCli(['verify', file('tampered.json', tampered), '--keys', keys, '--json']);
+  t.equal(tv.code, 1);
+  t.same(JSON.parse(tv.stdout).reason, 'bad_signature');
+  // A declared hash that does not match is reported even when the signature itself checks out.
+  const wrongHash = { ...signed, hash: `sha256:${'0'.repeat(64)}` };
+  const wh = await runCli(['verify', file('wrong-hash.json', wrongHash), '--keys', keys]);
+  t.same([wh.code, wh.stdout.trim()], [1, 'hash_mismatch']);
+  // Another key, or no signature.
+  const other = await runCli(['keygen', '--kid', 'other']);
+  const otherKey = JSON.parse(other.stdout) as Record<string, unknown>;
+  delete otherKey.privateKey;
+  const unknown = await runCli(['verify', signedPath, '--keys', file('other.json', [otherKey])]);
+  t.same([unknown.code, unknown.stdout.trim()], [1, 'unknown_key']);
+  const unsigned = await runCli(['verify', koshari, '--keys', keys]);
+  t.same([unsigned.code, unsigned.stdout.trim()], [1, 'unsigned']);
+});
+
+t.test('bad input: one line on stderr, exit 2, no stack trace', async (t) => {
+  const cases: [string[], RegExp][] = [
+    [['hash', join(dir, 'missing.json')], /cannot read document .*missing\.json: no such file/],
+    [['hash', file('bad.json', '{"a": ')], /is not valid JSON/],
+    [['hash', file('arr.json', '[1,2]')], /must hold a JSON object/],
+    [['sign', koshari, '--key', file('notakey.json', { kid: 'x' })], /notakey\.json: .*alg/],
+    [['sign', koshari, '--key', join(dir, 'nokey.json')], /cannot read key file/],
+    [['verify', koshari, '--keys', file('badkeys.json', { nope: 1 })], /must hold an array of key records/],
+    [
+      [
+        'verify',
+        koshari,
+        '--keys',
+        file('badkeys2.json', [{ kid: 'k', alg: 'EdDSA', publicKey: 'short', actor: 'a', validFrom: '2026-01-01T00:00:00Z' }]),
+      ],
+      /publicKey/,
+    ],
+    [['keygen', '--valid-from', 'yesterday'], /validFrom/],
+  ];
+  for (const [args, re] of cases) {
+    const r = await runCli(args);
+    t.equal(r.code, 2, args.join(' '));
+    t.match(r.stderr, re, args.join(' '));
+    t.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.stderr}`);
+    t.notMatch(r.stderr, /\bat .*\.ts:\d+/, 'no stack trace');
+  }
+  const help = await runCli(['sign', '--help']);
+  t.equal(help.code, 0);
+  t.match(help.stdout, /--key <keyfile>/);
+});
