@@ -29,6 +29,8 @@ export interface IndexEntry {
   course?: string;
   tags: string[];
   ops: string[];
+  /** Set (true) when a recall covers this revision: it is listed, but no device may cook it. */
+  recalled?: boolean;
 }
 
 /** Facts of one recipe, independent of language: what the index keeps in memory and in its build state. */

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SVC_VERSION } from './documents.js';
 import { durationSeconds, indexEntry, type Json, LEVELS, type Level } from './entry.js';
 import { kitchenOf, MatchInputError, matchKitchen, planPreview } from './match.js';
-import type { CatalogStore } from './store.js';
+import { type CatalogStore, markRecalled } from './store.js';
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 
@@ -111,7 +111,9 @@ export function indexMcpServer(store: CatalogStore, now: () => Date): McpServer 
       if (args.filter?.cuisine) q.cuisine = args.filter.cuisine;
       if (args.filter?.excludeAllergens) q.excludeAllergens = args.filter.excludeAllergens;
       if (args.filter?.minLevel) q.minLevel = args.filter.minLevel;
-      return dataResult({ ...store.get().search.search(q) });
+      const cat = store.get();
+      const r = cat.search.search(q);
+      return dataResult({ ...r, items: markRecalled(cat, r.items) });
     },
   );
   server.registerTool(

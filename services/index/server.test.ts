@@ -1,9 +1,10 @@
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
 import { parseJson } from '../../core/canonical.js';
+import { signDocument } from '../../core/signature.js';
 import { buildIndex } from './build.js';
 import { createIndexServer, type IndexServerOptions } from './server.js';
 import { FIXED_NOW, smallCatalog, testKey } from './test-helpers.js';
@@ -13,7 +14,8 @@ const recipes = join(root, 'recipes');
 const out = join(root, 'out');
 smallCatalog(recipes, 60, 'serve');
 copyFileSync(fileURLToPath(new URL('../../examples/recipes/koshari.svc.json', import.meta.url)), join(recipes, 'koshari.svc.json'));
-buildIndex({ recipesDir: recipes, outDir: out, key: testKey(), now: FIXED_NOW });
+const key = testKey();
+buildIndex({ recipesDir: recipes, outDir: out, key, now: FIXED_NOW });
 
 const caps = (name: string) =>
   parseJson(readFileSync(fileURLToPath(new URL(`../../examples/devices/${name}.json`, import.meta.url)), 'utf8'));
@@ -180,4 +182,44 @@ t.test('MCP through the SDK client: list tools, search, get a recipe as data', a
     .callTool({ name: 'search_recipes', arguments: { limit: 'ten' } })
     .catch((e: Error) => ({ isError: true, message: e.message }));
   t.equal((bad as { isError?: boolean }).isError, true, 'bad arguments are refused');
+});
+
+t.test('a recalled recipe is flagged in search and never matched', async (t) => {
+  const dir = t.testdir({ recalls: {} });
+  const recall = signDocument(
+    {
+      core: '0.2.0',
+      kind: 'Recall',
+      id: 'rc-1',
+      issuedAt: '2026-11-01T00:00:00Z',
+      targets: [{ ref: 'example-koshari', allRevisions: true }],
+      severity: 'high',
+      detail: 'test recall',
+    },
+    key,
+    { kind: 'Recall', signedAt: '2026-11-01T00:00:00Z' },
+  );
+  writeFileSync(join(dir, 'recalls', 'rc-1.json'), JSON.stringify(recall));
+  const site = join(dir, 'site');
+  buildIndex({ recipesDir: recipes, outDir: site, key, recallsDir: join(dir, 'recalls'), now: FIXED_NOW });
+  const { app } = createIndexServer({ dir: site, now: FIXED_NOW });
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  t.teardown(() => app.close());
+  const found = (await (await fetch(`${base}/v1/search?q=koshari`)).json()) as { items: { id: string; recalled?: boolean }[] };
+  t.equal(found.items.find((i) => i.id === 'example-koshari')?.recalled, true);
+  t.notOk(
+    found.items.some((i) => i.id !== 'example-koshari' && i.recalled),
+    'only the recalled recipe is flagged',
+  );
+  const res = await fetch(`${base}/v1/match?limit=100`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(caps('demo-fryer-robot')),
+  });
+  const m = (await res.json()) as { items: { entry: { id: string } }[] };
+  t.ok(m.items.length > 0);
+  t.notOk(
+    m.items.some((i) => i.entry.id === 'example-koshari'),
+    'recalled: no match',
+  );
 });

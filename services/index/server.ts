@@ -13,7 +13,7 @@ import { mountMcp } from './mcp.js';
 import { RateLimiter } from './rate-limit.js';
 import type { SearchQuery } from './search.js';
 import { StaticFiles } from './static.js';
-import { CatalogStore } from './store.js';
+import { CatalogStore, markRecalled } from './store.js';
 
 export interface IndexServerOptions {
   dir: string;
@@ -130,7 +130,8 @@ export function createIndexServer(opts: IndexServerOptions): IndexServer {
   app.get('/v1/search', async (req) => {
     const q = searchQuery(req.query);
     const cat = store.get();
-    return { version: cat.version, ...cat.search.search(q) };
+    const r = cat.search.search(q);
+    return { version: cat.version, ...r, items: markRecalled(cat, r.items) };
   });
 
   app.post('/v1/match', async (req) => {

@@ -80,6 +80,12 @@ export function isRecalled(recalls: readonly RecallItem[], id: string, hash: str
   return recalls.some((r) => r.id === id && (r.hash === undefined || r.hash === hash));
 }
 
+/** Flag the entries a recall covers (they stay findable, but a hub refuses them). */
+export function markRecalled<T extends { id: string; hash: string; recalled?: boolean }>(cat: Catalog, items: T[]): T[] {
+  if (cat.recalls.length === 0) return items;
+  return items.map((e) => (isRecalled(cat.recalls, e.id, e.hash) ? { ...e, recalled: true } : e));
+}
+
 export class CatalogStore {
   private current: Catalog;
   private mtime: number;
