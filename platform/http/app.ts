@@ -2,7 +2,7 @@
  * `createHttpApp`: a Fastify instance with the platform's conventions already in place: problem documents for
  * every error, the strict JSON parser with a body limit, strict body validation, and bad URLs answered 400.
  */
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions, LogController } from 'fastify';
 import { problem } from '../../core/problems.js';
 import { DEFAULT_BODY_LIMIT, installJsonParser } from './json.js';
 import { type BaseUrl, baseOf, installProblems, PROBLEM_JSON } from './problems.js';
@@ -16,6 +16,8 @@ export interface HttpAppOptions {
   /** A pino logger, `false` (default) for none, or fastify logger options. */
   logger?: FastifyServerOptions['logger'];
   loggerInstance?: FastifyServerOptions['loggerInstance'];
+  /** Skip fastify's per-request log lines (default true: surfaces log what matters themselves). */
+  disableRequestLogging?: boolean;
 }
 
 export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
@@ -23,6 +25,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   const app = Fastify({
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
     bodyLimit,
+    logController: new LogController({ disableRequestLogging: opts.disableRequestLogging ?? true }),
     return503OnClosing: true,
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },

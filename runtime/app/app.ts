@@ -1,0 +1,170 @@
+/**
+ * The `hearth start` process as one App: a context (runtime/app/context.ts) and an ordered list of features.
+ * The core feature (store tables, tokens, idempotency, supervisor, executor, Core API, simulator surface) is
+ * always first; other features (the hub's sessions, MQTT, events, MCP) are added with `use()` before
+ * `start()`. Heat is off from the first instant: the rig's outputs are cut as soon as it exists and again
+ * when it opens, before anything else runs.
+ */
+import type { AddressInfo } from 'node:net';
+import pino, { type Logger } from 'pino';
+import { acceleratedClock, ManualClock, systemClock } from '../../drivers/clock.js';
+import { createRig, loadRigConfig, type RigConfig } from '../../drivers/rig.js';
+import type { Clock } from '../../drivers/types.js';
+import { createHttpApp } from '../../platform/http/app.js';
+import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
+import { ConfigError, type HearthConfig } from '../config/config.js';
+import { type DeviceConfig, loadDevice } from '../config/device.js';
+import { loadRecipes, type RecipeCatalog } from '../config/recipes.js';
+import { EventBus } from '../events/bus.js';
+import { openDatabase } from '../store/db.js';
+import { createSupervisor, type SupervisorContext } from '../supervisor/supervisor.js';
+import type { AppContext, Feature } from './context.js';
+import { coreFeature, coreMigrations } from './core-feature.js';
+
+export interface AppOptions {
+  /** Device clock (tests inject a ManualClock). Default from the config's simSpeed. */
+  clock?: Clock;
+  logger?: Logger;
+  device?: DeviceConfig;
+  recipes?: RecipeCatalog;
+  /** `:memory:` keeps the store in memory (tests). */
+  database?: ':memory:';
+  /** Supervisor tuning (tests only; never switches a check off). */
+  supervisor?: Pick<SupervisorContext, 'sampleMs' | 'leaseMs' | 'watchdogStallMs'>;
+  /** Executor tick in clock ms (default 500). */
+  tickMs?: number;
+}
+
+function clockFor(config: HearthConfig, simulated: boolean): { clock: Clock; manual?: ManualClock } {
+  if (!simulated) return { clock: systemClock };
+  if (config.simSpeed === 'manual') {
+    const manual = new ManualClock(Date.now());
+    return { clock: manual, manual };
+  }
+  return { clock: config.simSpeed === 1 ? systemClock : acceleratedClock(config.simSpeed) };
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+export class App {
+  readonly ctx: AppContext;
+  private readonly features: Feature[] = [];
+  private started = false;
+  private stopped = false;
+  private url: string;
+
+  private constructor(ctx: AppContext) {
+    this.ctx = ctx;
+    this.url = ctx.config.publicUrl ?? `http://${hostForUrl(ctx.config.host)}:${ctx.config.httpPort}`;
+    ctx.baseUrl = () => this.url;
+  }
+
+  static async create(config: HearthConfig, opts: AppOptions = {}): Promise<App> {
+    const log = opts.logger ?? pino({ level: config.logLevel, base: { service: 'hearth' } }, pino.destination(2));
+    const device = opts.device ?? loadDevice(config.device, config.limits);
+    const recipes = opts.recipes ?? loadRecipes(config.recipes);
+    for (const s of recipes.skipped) log.warn({ file: s.file, reason: s.reason }, 'recipe not loaded');
+    let rigConfig: RigConfig;
+    if (config.rig === 'simulated') rigConfig = { kind: 'simulated', ...(config.simSpeed !== 'manual' ? { speed: config.simSpeed } : {}) };
+    else {
+      try {
+        rigConfig = loadRigConfig(config.rig);
+      } catch (err) {
+        throw new ConfigError((err as Error).message);
+      }
+    }
+    const simulated = rigConfig.kind === 'simulated';
+    const { clock, manual } = opts.clock
+      ? { clock: opts.clock, manual: opts.clock instanceof ManualClock ? opts.clock : undefined }
+      : clockFor(config, simulated);
+    const rig = await createRig(rigConfig, { clock });
+    rig.allHeatOff();
+    const bus = new EventBus((err, name) => log.error({ err, event: name }, 'event listener failed'));
+    const supervisor = createSupervisor({
+      rig,
+      bus,
+      clock,
+      limits: device.limitSets,
+      log: (entry) => log.info(entry, 'supervisor'),
+      ...opts.supervisor,
+    });
+    const db = openDatabase(opts.database ?? config.dataDir);
+    const ctx = {
+      config,
+      log,
+      bus,
+      clock,
+      manualClock: manual,
+      db,
+      migrations: new MigrationRegistry().add(...coreMigrations),
+      device,
+      recipes,
+      rig,
+      supervisor,
+      baseUrl: () => '',
+    } as Partial<AppContext> as AppContext;
+    ctx.http = createHttpApp({ baseUrl: () => ctx.baseUrl(), loggerInstance: log.child({ component: 'http' }) });
+    const app = new App(ctx);
+    app.features.push(coreFeature({ simulated, tickMs: opts.tickMs }));
+    return app;
+  }
+
+  /** Add a feature; it starts after the ones before it. */
+  use(feature: Feature): this {
+    if (this.started) throw new Error(`feature ${feature.name} added after start`);
+    this.features.push(feature);
+    return this;
+  }
+
+  get baseUrl(): string {
+    return this.url;
+  }
+
+  /** Migrate, start every feature, then listen (unless `listen: false`, for inject tests). */
+  async start(opts: { listen?: boolean } = {}): Promise<string> {
+    this.started = true;
+    const { ctx } = this;
+    for (const f of this.features) if (f.migrations) ctx.migrations.add(...f.migrations);
+    const applied = ctx.migrations.migrate(ctx.db);
+    if (applied.length > 0) ctx.log.info({ applied }, 'store migrated');
+    for (const f of this.features) await f.start(ctx);
+    // Compile every route (ajv, the router) before anything time-critical runs: the supervisor's watchdog
+    // would see a long synchronous compile as a stalled control loop.
+    await ctx.http.ready();
+    for (const f of this.features) await f.ready?.(ctx);
+    if (opts.listen === false) return this.url;
+    await ctx.http.listen({ host: ctx.config.host, port: ctx.config.httpPort });
+    const addr = ctx.http.server.address() as AddressInfo;
+    if (!ctx.config.publicUrl) this.url = `http://${hostForUrl(ctx.config.host)}:${addr.port}`;
+    return this.url;
+  }
+
+  /** Cut heat, stop (and log) running executions, stop features, close the store. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    const { ctx } = this;
+    ctx.rig.allHeatOff();
+    for (const f of [...this.features].reverse()) {
+      try {
+        await f.stop?.(ctx);
+      } catch (err) {
+        ctx.log.error({ err, feature: f.name }, 'feature failed to stop');
+      }
+    }
+    ctx.rig.allHeatOff();
+    try {
+      await ctx.http.close();
+    } catch (err) {
+      ctx.log.error({ err }, 'http close failed');
+    }
+    try {
+      await ctx.rig.close();
+    } catch (err) {
+      ctx.log.error({ err }, 'rig close failed');
+    }
+    ctx.db.close();
+  }
+}

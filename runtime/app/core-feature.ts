@@ -1,0 +1,62 @@
+/**
+ * The core feature of `hearth start`: the rig and its safety supervisor, tokens and idempotency keys, the
+ * executor (which stops whatever a previous process left active), the Core API, and the simulator's control
+ * surface when the rig is simulated.
+ */
+import { installBearerAuth, TokenStore, tokensMigration } from '../../platform/http/auth.js';
+import { IdempotencyStore, idempotencyMigration, installIdempotency } from '../../platform/http/idempotency.js';
+import type { Migration } from '../../platform/sqlite/migrations.js';
+import { Executor } from '../executor/executor.js';
+import { registerCoreRoutes } from '../http/core-routes.js';
+import { registerSimRoutes } from '../http/sim-routes.js';
+import { executionsMigration } from '../store/executions.js';
+import { incidentsMigration, recallsMigration } from '../store/recalls.js';
+import type { AppContext, Feature } from './context.js';
+
+export const coreMigrations: Migration[] = [
+  tokensMigration,
+  idempotencyMigration,
+  executionsMigration,
+  recallsMigration,
+  incidentsMigration,
+];
+
+export function coreFeature(opts: { simulated: boolean; tickMs?: number }): Feature {
+  return {
+    name: 'core',
+    async start(ctx: AppContext) {
+      await ctx.rig.open();
+      ctx.rig.allHeatOff();
+      const now = () => ctx.clock.now();
+      ctx.tokens = new TokenStore(ctx.db, Date.now);
+      ctx.idempotency = new IdempotencyStore(ctx.db, { now: Date.now });
+      ctx.idempotency.clearInFlight();
+      installBearerAuth(ctx.http, { tokens: ctx.tokens });
+      installIdempotency(ctx.http, { store: ctx.idempotency });
+      ctx.executor = new Executor({
+        db: ctx.db,
+        bus: ctx.bus,
+        clock: ctx.clock,
+        rig: ctx.rig,
+        supervisor: ctx.supervisor,
+        device: ctx.device,
+        recipes: ctx.recipes,
+        simulated: opts.simulated,
+        tickMs: opts.tickMs,
+        log: ctx.log.child({ component: 'executor' }),
+      });
+      const recovered = await ctx.executor.open();
+      if (recovered > 0) ctx.log.warn({ recovered }, 'stopped executions left active by the previous process');
+      registerCoreRoutes(ctx, now);
+      if (ctx.rig.sim) registerSimRoutes(ctx);
+    },
+    async ready(ctx: AppContext) {
+      await ctx.supervisor.start();
+    },
+    async stop(ctx: AppContext) {
+      ctx.rig.allHeatOff();
+      await ctx.executor?.close();
+      await ctx.supervisor.stop();
+    },
+  };
+}

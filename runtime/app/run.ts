@@ -1,0 +1,55 @@
+/**
+ * `hearth start`: build the app from the resolved configuration, listen, print exactly one line
+ * `hearth ready http://HOST:PORT` on stdout, and on SIGTERM/SIGINT cut heat, stop and log running
+ * executions, close the store and exit 0. Logs go to stderr as JSON lines.
+ */
+import { CliError } from '../cli/errors.js';
+import { type CliOptions, ConfigError, resolveConfig } from '../config/config.js';
+import { App } from './app.js';
+
+export async function runStart(opts: CliOptions): Promise<void> {
+  let app: App;
+  try {
+    app = await App.create(resolveConfig(opts));
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message);
+    throw err;
+  }
+  let url: string;
+  try {
+    url = await app.start();
+  } catch (err) {
+    await app.stop().catch(() => {});
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      throw new CliError(`cannot listen on ${app.ctx.config.host}:${app.ctx.config.httpPort} (${code})`);
+    }
+    if (err instanceof ConfigError) throw new CliError(err.message);
+    throw err;
+  }
+  process.stdout.write(`hearth ready ${url}\n`);
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        // A second signal while shutting down: heat is already off; leave now.
+        app.ctx.rig.allHeatOff();
+        process.exit(0);
+      }
+      stopping = true;
+      app.ctx.log.info({ signal }, 'shutting down');
+      app
+        .stop()
+        .catch((err: unknown) => app.ctx.log.error({ err }, 'shutdown failed'))
+        .finally(() => {
+          process.off('SIGTERM', onSignal);
+          process.off('SIGINT', onSignal);
+          // Exit even if a library left a handle open.
+          setTimeout(() => process.exit(0), 1000).unref();
+          resolve();
+        });
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

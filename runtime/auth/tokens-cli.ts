@@ -1,0 +1,62 @@
+/** `hearth token create|list|revoke` over the tokens table of the store in the data directory. */
+import { resolve } from 'node:path';
+import { type PrincipalKind, TokenStore, tokensMigration } from '../../platform/http/auth.js';
+import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
+import { CliError } from '../cli/errors.js';
+import { ConfigError } from '../config/config.js';
+import { openDatabase } from '../store/db.js';
+
+function withTokens<T>(dataDir: string | undefined, fn: (tokens: TokenStore) => T): T {
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase(resolve(dataDir ?? 'var'));
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message);
+    throw err;
+  }
+  try {
+    new MigrationRegistry().add(tokensMigration).migrate(db);
+    return fn(new TokenStore(db));
+  } finally {
+    db.close();
+  }
+}
+
+export function createToken(o: { scopes: string; name?: string; kind?: string; dataDir?: string; json?: boolean }): void {
+  const kind = o.kind ?? 'human';
+  if (kind !== 'human' && kind !== 'agent') throw new CliError(`--kind must be human or agent, not ${JSON.stringify(kind)}`);
+  const scopes = o.scopes.split(',').map((s) => s.trim());
+  const { token, info } = withTokens(o.dataDir, (tokens) => {
+    try {
+      return tokens.create({ scopes, name: o.name, kind: kind as PrincipalKind });
+    } catch (err) {
+      throw new CliError((err as Error).message);
+    }
+  });
+  if (o.json) process.stdout.write(`${JSON.stringify({ token, ...info })}\n`);
+  else {
+    process.stdout.write(`${token}\n`);
+    process.stderr.write(`token ${info.id} (${info.name}, ${info.kind}, scopes ${info.scopes.join(',')}): shown once, stored hashed\n`);
+  }
+}
+
+export function listTokens(o: { dataDir?: string; json?: boolean }): void {
+  const list = withTokens(o.dataDir, (tokens) => tokens.list());
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify(list)}\n`);
+    return;
+  }
+  if (list.length === 0) process.stdout.write('no tokens\n');
+  for (const t of list) {
+    process.stdout.write(
+      `${t.id}\t${t.name}\t${t.kind}\t${t.scopes.join(',')}\t${t.createdAt}${t.revokedAt ? `\trevoked ${t.revokedAt}` : ''}\n`,
+    );
+  }
+}
+
+export function revokeToken(o: { idOrName: string; dataDir?: string; json?: boolean }): void {
+  const n = withTokens(o.dataDir, (tokens) => tokens.revoke(o.idOrName));
+  if (n === 0) throw new CliError(`no active token with id or name ${JSON.stringify(o.idOrName)}`);
+  if (o.json) process.stdout.write(`${JSON.stringify({ revoked: n })}\n`);
+  else process.stdout.write(`revoked ${n} token${n === 1 ? '' : 's'}\n`);
+}

@@ -1,0 +1,25 @@
+/** `hearth start`: the device process (HTTP API, store, executor, simulated or real rig). */
+import { Command } from 'commander';
+import type { RegisterCommand } from './index.js';
+
+export const registerStart: RegisterCommand = (program) => {
+  program.addCommand(
+    new Command('start')
+      .description('run the device: Core API over HTTP, SQLite store, executor and the rig (simulated by default)')
+      .option('--config <file>', 'config file (JSON or YAML); command-line options override it')
+      .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
+      .option('--http-port <port>', 'HTTP port; 0 picks a free one (default 8080)')
+      .option('--data-dir <dir>', 'where the store lives (default ./var)')
+      .option('--rig <rig>', '"simulated" (the demo fryer robot) or a rig file (default simulated)')
+      .option('--recipes <dir>', 'folder of .svc.json recipes the device may cook (default examples/recipes)')
+      .option('--sim-speed <n>', 'simulated clock speed-up, or "manual" to move time with POST /sim/v1/clock (default 1)')
+      .option('--device <file>', 'capabilities document (default examples/devices/demo-fryer-robot.json)')
+      .option('--limits <file>', "the device's own SafetyLimits (default examples/limits/demo-fryer.limits.json)")
+      .option('--public-url <url>', 'public base URL (default http://HOST:PORT)')
+      .option('--log-level <level>', 'silent, error, warn, info or debug (default info)')
+      .action(async (opts: Record<string, string | undefined>) => {
+        const { runStart } = await import('../../app/run.js');
+        await runStart(opts);
+      }),
+  );
+};

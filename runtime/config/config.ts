@@ -1,0 +1,154 @@
+/**
+ * `hearth start` configuration: command-line options over a config file (`--config FILE`, JSON or YAML) over
+ * defaults. The file is validated against a JSON Schema; an error names the file, the JSON path and the reason
+ * (the CLI turns it into one line and exit code 2). Relative paths in a file are relative to the file.
+ * See docs/configuration.md.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import { packageRoot } from './paths.js';
+
+export type SimSpeed = number | 'manual';
+
+export interface HearthConfig {
+  /** Interface to listen on (default 127.0.0.1). */
+  host: string;
+  /** HTTP port (default 8080; 0 picks a free one). */
+  httpPort: number;
+  /** Where the SQLite store lives (default ./var). */
+  dataDir: string;
+  /** `simulated` (the demo fryer robot) or the path of a rig file (drivers/rig-config.ts). */
+  rig: string;
+  /** Folder of .svc.json recipes the device may cook. */
+  recipes: string;
+  /** Simulated clock speed-up, or `manual` (time moves only through POST /sim/v1/clock). */
+  simSpeed: SimSpeed;
+  /** The device's capabilities document. */
+  device: string;
+  /** The device's own SafetyLimits (they join the default pack; the strictest wins). */
+  limits: string;
+  /** Public base URL (problem types, links); default http://HOST:PORT. */
+  publicUrl?: string;
+  /** Log level of the JSON log on stderr (default info). */
+  logLevel: 'silent' | 'fatal' | 'error' | 'warn' | 'info' | 'debug';
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug'];
+
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    host: { type: 'string', minLength: 1, maxLength: 255 },
+    httpPort: { type: 'integer', minimum: 0, maximum: 65535 },
+    dataDir: { type: 'string', minLength: 1 },
+    rig: { type: 'string', minLength: 1 },
+    recipes: { type: 'string', minLength: 1 },
+    simSpeed: { anyOf: [{ type: 'number', exclusiveMinimum: 0, maximum: 10000 }, { const: 'manual' }] },
+    device: { type: 'string', minLength: 1 },
+    limits: { type: 'string', minLength: 1 },
+    publicUrl: { type: 'string', pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' },
+    logLevel: { enum: LOG_LEVELS },
+  },
+} as const;
+
+const validate = new Ajv({ allErrors: true, strict: false }).compile(configSchema);
+
+function describe(errors: ErrorObject[] | null | undefined): string {
+  const e = errors?.find((x) => x.keyword !== 'anyOf') ?? errors?.[0];
+  if (!e) return 'is invalid';
+  const params = e.params as Record<string, unknown>;
+  if (e.keyword === 'additionalProperties') return `/${String(params.additionalProperty)} is not a known option`;
+  if (e.instancePath === '/simSpeed') return '/simSpeed must be a number above 0 (at most 10000) or "manual"';
+  const extra = e.keyword === 'enum' ? ` (${(params.allowedValues as string[]).join(', ')})` : '';
+  return `${e.instancePath || '/'} ${e.message}${extra}`;
+}
+
+/** Defaults, with the package's example device, limits and recipes. */
+export function defaultConfig(): HearthConfig {
+  const root = packageRoot();
+  return {
+    host: '127.0.0.1',
+    httpPort: 8080,
+    dataDir: resolve('var'),
+    rig: 'simulated',
+    recipes: resolve(root, 'examples/recipes'),
+    simSpeed: 1,
+    device: resolve(root, 'examples/devices/demo-fryer-robot.json'),
+    limits: resolve(root, 'examples/limits/demo-fryer.limits.json'),
+    logLevel: 'info',
+  };
+}
+
+const PATH_KEYS = ['dataDir', 'recipes', 'device', 'limits'] as const;
+
+/** Validate a parsed config document. `where` names it in errors; `baseDir` resolves relative paths. */
+export function parseConfig(doc: unknown, where: string, baseDir: string): Partial<HearthConfig> {
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${where}: / must be an object of options`);
+  if (!validate(doc)) throw new ConfigError(`${where}: ${describe(validate.errors)}`);
+  const out = { ...(doc as Partial<HearthConfig>) };
+  for (const k of PATH_KEYS) if (out[k] !== undefined) out[k] = resolve(baseDir, out[k] as string);
+  if (out.rig !== undefined && out.rig !== 'simulated') out.rig = resolve(baseDir, out.rig);
+  return out;
+}
+
+/** Read a config file (JSON when it ends in .json, else YAML). */
+export function loadConfigFile(path: string): Partial<HearthConfig> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`${path}: cannot read the config file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  let doc: unknown;
+  try {
+    doc = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`${path}: not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'} (${(err as Error).message.split('\n')[0]})`);
+  }
+  return parseConfig(doc, path, dirname(resolve(path)));
+}
+
+/** Raw command-line values (strings as commander gives them). */
+export interface CliOptions {
+  config?: string;
+  host?: string;
+  httpPort?: string;
+  dataDir?: string;
+  rig?: string;
+  recipes?: string;
+  simSpeed?: string;
+  device?: string;
+  limits?: string;
+  publicUrl?: string;
+  logLevel?: string;
+}
+
+function cliValues(o: CliOptions): Record<string, unknown> {
+  const v: Record<string, unknown> = {};
+  if (o.host !== undefined) v.host = o.host;
+  if (o.httpPort !== undefined) v.httpPort = /^[0-9]+$/.test(o.httpPort) ? Number(o.httpPort) : o.httpPort;
+  if (o.simSpeed !== undefined)
+    v.simSpeed = o.simSpeed === 'manual' ? 'manual' : /^[0-9]*\.?[0-9]+$/.test(o.simSpeed) ? Number(o.simSpeed) : o.simSpeed;
+  for (const k of ['dataDir', 'rig', 'recipes', 'device', 'limits', 'publicUrl', 'logLevel'] as const) if (o[k] !== undefined) v[k] = o[k];
+  return v;
+}
+
+/** The effective configuration: command line over file over defaults. */
+export function resolveConfig(o: CliOptions, cwd = process.cwd()): HearthConfig {
+  const file = o.config ? loadConfigFile(resolve(cwd, o.config)) : {};
+  const cli = parseConfig(cliValues(o), 'command line', cwd);
+  const merged: HearthConfig = { ...defaultConfig(), ...file, ...cli };
+  if (isAbsolute(merged.dataDir) === false) merged.dataDir = resolve(cwd, merged.dataDir);
+  return merged;
+}

@@ -1,0 +1,138 @@
+/**
+ * The simulated rig's control surface, for tests and demos; mounted only with the simulated rig. It plays
+ * the world around the device: a person walking up (presence), faults, the temperature of a vessel, the
+ * e-stop button, and, with `--sim-speed manual`, the passing of time. None of it is a way to claim presence
+ * to the executor: presence still comes from the rig's input, which this surface moves like a person would.
+ */
+import { FAULT_KINDS, type FaultSpec } from '../../drivers/sim/faults.js';
+import { ProblemError } from '../../platform/http/problems.js';
+import type { AppContext } from '../app/context.js';
+
+const ID = { type: 'string', minLength: 1, maxLength: 32 };
+
+/** Largest single clock advance (one simulated day). */
+export const MAX_ADVANCE_MS = 24 * 60 * 60 * 1000;
+
+export function registerSimRoutes(ctx: AppContext): void {
+  const sim = ctx.rig.sim;
+  if (!sim) return;
+  const { http } = ctx;
+  const state = () => ({
+    ...sim.snapshot(),
+    clock: { now: new Date(ctx.clock.now()).toISOString(), manual: ctx.manualClock !== undefined },
+    supervisor: ctx.supervisor.status(),
+    activeExecution: ctx.executor.activeId ?? null,
+  });
+  let advancing: Promise<void> = Promise.resolve();
+  const opt = { config: { idempotency: 'optional' as const } };
+
+  http.get('/sim/v1/state', async () => state());
+
+  http.post(
+    '/sim/v1/presence',
+    {
+      ...opt,
+      schema: {
+        body: { type: 'object', additionalProperties: false, required: ['present'], properties: { present: { type: 'boolean' } } },
+      },
+    },
+    async (req) => {
+      sim.setPresence((req.body as { present: boolean }).present);
+      return state();
+    },
+  );
+
+  http.post(
+    '/sim/v1/estop',
+    {
+      ...opt,
+      schema: {
+        body: { type: 'object', additionalProperties: false, required: ['pressed'], properties: { pressed: { type: 'boolean' } } },
+      },
+    },
+    async (req) => {
+      sim.pressEstop((req.body as { pressed: boolean }).pressed);
+      return state();
+    },
+  );
+
+  http.post(
+    '/sim/v1/faults',
+    {
+      ...opt,
+      schema: {
+        body: {
+          oneOf: [
+            { type: 'object', additionalProperties: false, required: ['clear'], properties: { clear: { const: true } } },
+            {
+              type: 'object',
+              additionalProperties: false,
+              required: ['kind', 'target'],
+              properties: { kind: { enum: [...FAULT_KINDS] }, target: ID, atMs: { type: 'number', minimum: 0 }, value: { type: 'number' } },
+            },
+          ],
+        },
+      },
+    },
+    async (req) => {
+      const body = req.body as FaultSpec | { clear: true };
+      if ('clear' in body) sim.clearFaults();
+      else {
+        const known = new Set([...ctx.rig.sensors.keys(), ...ctx.rig.heaters.keys()]);
+        if (!known.has(body.target))
+          throw new ProblemError('validation-failed', `body /target: no sensor or heater ${JSON.stringify(body.target)} on this rig`);
+        sim.injectFault(body);
+      }
+      return state();
+    },
+  );
+
+  http.post(
+    '/sim/v1/temperature',
+    {
+      ...opt,
+      schema: {
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['sensor', 'tempC'],
+          properties: { sensor: ID, tempC: { type: 'number', minimum: -50, maximum: 1000 } },
+        },
+      },
+    },
+    async (req) => {
+      const { sensor, tempC } = req.body as { sensor: string; tempC: number };
+      try {
+        sim.setTemperature(sensor, tempC);
+      } catch (err) {
+        throw new ProblemError('validation-failed', `body /sensor: ${(err as Error).message}`);
+      }
+      return state();
+    },
+  );
+
+  http.post(
+    '/sim/v1/clock',
+    {
+      ...opt,
+      schema: {
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['advanceMs'],
+          properties: { advanceMs: { type: 'integer', minimum: 0, maximum: MAX_ADVANCE_MS } },
+        },
+      },
+    },
+    async (req) => {
+      const manual = ctx.manualClock;
+      if (!manual)
+        throw new ProblemError('conflict', 'simulated time runs by itself here; start with --sim-speed manual to move it by request');
+      // One advance at a time: concurrent requests queue behind each other.
+      const run = advancing.then(() => manual.advanceAsync((req.body as { advanceMs: number }).advanceMs));
+      advancing = run.catch(() => {});
+      await run;
+      return state();
+    },
+  );
+}
