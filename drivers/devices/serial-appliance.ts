@@ -11,6 +11,7 @@ import { encodeFrame, FAULT_CODES, type Frame, intArg, isFrame, LineSplitter, pa
 export interface SerialLink {
   write(data: Buffer): unknown;
   on(event: 'data', cb: (chunk: Buffer) => void): unknown;
+  on(event: 'error', cb: (err: Error) => void): unknown;
   close(cb?: (err?: Error | null) => void): unknown;
 }
 
@@ -42,9 +43,15 @@ export class SerialApplianceClient {
   fault = '0';
   /** Frames we could not use (bad checksum, syntax, unexpected): counted for diagnostics. */
   rejected = 0;
+  /** The last error the port reported (a write cancelled on close, a device unplugged). */
+  lastError?: string;
 
   constructor(private readonly o: SerialApplianceOptions) {
     o.link.on('data', (chunk) => this.splitter.push(chunk, (line) => this.onLine(line)));
+    // A port error must never crash the process: requests time out and readings go stale instead.
+    o.link.on('error', (err) => {
+      this.lastError = err.message;
+    });
   }
 
   /** Ask the appliance for its fault state: fails clearly when nothing answers on the port. */

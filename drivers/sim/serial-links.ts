@@ -36,6 +36,9 @@ export async function serveApplianceOn(path: string, appliance: SimAppliance): P
   const port = new SerialPort({ path, baudRate: 115200, autoOpen: false });
   await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
   port.on('data', (chunk: Buffer) => appliance.receive(chunk));
+  port.on('error', () => {
+    // the host end went away: the appliance simply hears nothing more
+  });
   appliance.send = (bytes) => {
     port.write(bytes);
   };

@@ -1,0 +1,46 @@
+import t from 'tap';
+import { SimGpio } from '../buses/gpio.js';
+import { ManualClock } from '../clock.js';
+import { RelayHeater } from './relay-heater.js';
+
+function setup() {
+  const clock = new ManualClock(0);
+  const gpio = new SimGpio();
+  const line = gpio.output(17);
+  const heater = new RelayHeater({ id: 'fryer', medium: 'oil', sensors: ['oil'], maxPowerW: 2000, line, clock, windowMs: 2000 });
+  return { clock, gpio, heater, on: () => gpio.outputs.get(17) };
+}
+
+t.test('fractional power is time-proportioned over the window', async (t) => {
+  const s = setup();
+  await s.heater.set(0.25);
+  t.equal(s.on(), true);
+  s.clock.advance(499);
+  t.equal(s.on(), true);
+  s.clock.advance(1);
+  t.equal(s.on(), false, 'off after 25 % of the window');
+  s.clock.advance(1500);
+  t.equal(s.on(), true, 'next window starts on');
+  let onMs = 0;
+  for (let i = 0; i < 2000 * 5; i += 10) {
+    if (s.on()) onMs += 10;
+    s.clock.advance(10);
+  }
+  t.equal(onMs, 2500, '25 % over five windows');
+});
+
+t.test('full power stays on, off() cuts at once and stops the cycle', async (t) => {
+  const s = setup();
+  await s.heater.set(1);
+  s.clock.advance(10_000);
+  t.equal(s.on(), true);
+  t.equal(s.heater.power, 1);
+  s.heater.off();
+  t.equal(s.on(), false);
+  t.equal(s.heater.power, 0);
+  t.equal(s.clock.pending, 0, 'no timer left to switch it back on');
+  await s.heater.set(0.5);
+  await s.heater.set(0);
+  t.equal(s.on(), false);
+  await t.rejects(s.heater.set(Number.NaN), /power must be a number/);
+});

@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { loadRigConfig, parseRigConfig } from './rig-config.js';
+
+const example = (name: string) => fileURLToPath(new URL(`./examples/${name}`, import.meta.url));
+
+t.test('the example rig files load', async (t) => {
+  const hw = loadRigConfig(example('rig.hardware.yaml'));
+  t.equal(hw.kind, 'hardware');
+  if (hw.kind !== 'hardware') return;
+  t.equal(hw.sensors[0]?.address, 0x60, 'YAML hex addresses');
+  t.equal(hw.heaters[1]?.driver, 'serial_appliance');
+  const sim = loadRigConfig(example('rig.simulated.yaml'));
+  t.same(sim.kind === 'simulated' && sim.faults?.[0], { kind: 'open_circuit', target: 'oil', atMs: 900000 });
+});
+
+t.test('errors name the file and the reason', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-rig-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, text: string) => {
+    const p = join(dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+  t.throws(() => loadRigConfig(join(dir, 'missing.yaml')), { message: `${join(dir, 'missing.yaml')}: cannot read rig config (ENOENT)` });
+  const badJson = file('bad.json', '{"kind": ');
+  t.throws(() => loadRigConfig(badJson), { message: new RegExp(`^${badJson}: not valid JSON`) });
+  const badYaml = file('bad.yaml', 'kind: [simulated');
+  t.throws(() => loadRigConfig(badYaml), { message: new RegExp(`^${badYaml}: not valid YAML`) });
+  const typo = file('typo.yaml', 'kind: simulated\nsped: 60\n');
+  t.throws(() => loadRigConfig(typo), { message: `${typo}: / must NOT have additional properties (sped)` });
+  const kind = file('kind.yaml', 'kind: magic\n');
+  t.throws(() => loadRigConfig(kind), { message: `${kind}: /kind must be "simulated" or "hardware"` });
+});
+
+t.test('hardware configs are checked field by field and for consistency', async (t) => {
+  const base = {
+    kind: 'hardware',
+    sensors: [{ id: 'oil', driver: 'mcp9600', svcSensor: 'cw.sense.oil_temp', medium: 'oil', bus: '/dev/i2c-1', address: 0x60 }],
+    heaters: [{ id: 'fryer', driver: 'gpio_relay', medium: 'oil', sensors: ['oil'], maxPowerW: 2000, gpio: { line: 17 } }],
+  };
+  t.equal(parseRigConfig(base).kind, 'hardware');
+  t.throws(() => parseRigConfig({ ...base, sensors: [{ ...base.sensors[0], address: 0x20 }] }), /\/sensors\/0\/address must be >= 96/);
+  t.throws(() => parseRigConfig({ ...base, sensors: [{ ...base.sensors[0], bus: 'i2c1' }] }), /\/sensors\/0\/bus must match pattern/);
+  t.throws(
+    () => parseRigConfig({ ...base, heaters: [{ ...base.heaters[0], sensors: ['pan'] }] }),
+    /heater "fryer" names unknown sensor "pan"/,
+  );
+  t.throws(() => parseRigConfig({ ...base, sensors: [base.sensors[0], base.sensors[0]] }), /sensor ids must be unique/);
+  t.throws(
+    () => parseRigConfig({ kind: 'simulated', faults: [{ kind: 'gremlins', target: 'oil' }] }),
+    /\/faults\/0\/kind must be equal to one of the allowed values/,
+  );
+  t.throws(() => parseRigConfig(null), /kind must be/);
+});
