@@ -17,8 +17,10 @@ if (!hasShared) {
   for (const f of files) {
     t.test(f.file, async (t) => {
       for (const v of f.vectors) {
-        const r = runVector(v, ctx, f.file);
-        t.ok(r.passed, formatResult(r));
+        t.test(v.id, async (t) => {
+          const r = runVector(v, ctx, f.file);
+          t.ok(r.passed, formatResult(r));
+        });
       }
     });
   }
