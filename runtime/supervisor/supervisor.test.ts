@@ -2,6 +2,7 @@ import t from 'tap';
 import { ManualClock } from '../../drivers/clock.js';
 import { createRig } from '../../drivers/rig.js';
 import type { FaultSpec } from '../../drivers/sim/faults.js';
+import type { TemperatureSensor } from '../../drivers/types.js';
 import { defaultSafetyLimits } from '../../safety/limits.js';
 import { type BusEvents, EventBus } from '../events/bus.js';
 import { createSupervisor } from './supervisor.js';
@@ -196,4 +197,24 @@ t.test('raising a limit is refused and reported; tightening is accepted', async 
   const tighter = { ...pack, limits: pack.limits.map((l) => (l.id === 'oil.max_temp' ? { ...l, max: 190 } : l)) };
   t.equal(s.sup.attemptLimitChange(tighter, 'admin').accepted, true);
   t.equal(s.sup.effectiveMax('fryer', { op: 'cw.op.deep_fry', medium: 'oil' })?.maxC, 190);
+});
+
+t.test('a sensor read that never returns still cuts heat and latches', async (t) => {
+  const s = await setup();
+  await s.clock.advanceAsync(250);
+  t.equal(s.sup.requestHeat(fry).granted, true);
+  const oil = s.rig.sensors.get('oil')!;
+  (s.rig.sensors as Map<string, TemperatureSensor>).set('oil', {
+    ...oil,
+    id: 'oil',
+    rangeC: oil.rangeC,
+    read: () => new Promise(() => {}),
+  });
+  for (let i = 0; i < 8; i++) {
+    s.sup.requestHeat(fry);
+    await s.clock.advanceAsync(250);
+  }
+  t.equal(s.sup.status().trip?.reason, 'stale_reading');
+  t.equal(s.sup.status().trip?.subject, 'sampling');
+  t.equal(s.sim.snapshot().heaters.fryer, 0);
 });

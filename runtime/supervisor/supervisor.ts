@@ -72,6 +72,7 @@ class SupervisorImpl implements Supervisor {
   private trip?: SafetyTrip;
   private interval?: unknown;
   private sampling = false;
+  private sampleStartedAt = 0;
   private unwatchEstop?: () => void;
   private estopPressed = false;
   readonly watchdog?: Watchdog;
@@ -280,6 +281,7 @@ class SupervisorImpl implements Supervisor {
   async sample(): Promise<void> {
     if (this.sampling) return;
     this.sampling = true;
+    this.sampleStartedAt = this.ctx.clock.now();
     try {
       const readings = await Promise.all(
         [...this.ctx.rig.sensors.values()].map((s) =>
@@ -352,7 +354,21 @@ class SupervisorImpl implements Supervisor {
       this.onEstop(await this.ctx.rig.estop.read());
     }
     await this.watchdog?.start();
+    const staleMs = this.ctx.checks?.staleMs ?? CHECK_DEFAULTS.staleMs;
     this.interval = this.ctx.clock.setInterval(() => {
+      const now = this.ctx.clock.now();
+      // Leases fall off on time even when a sensor read hangs and the sample below cannot run.
+      this.expireLeases(now);
+      if (this.sampling && now - this.sampleStartedAt > staleMs) {
+        this.latch({
+          reason: 'stale_reading',
+          subject: 'sampling',
+          message: `a sensor read has not returned for ${now - this.sampleStartedAt} ms`,
+          hint: 'A driver or bus is hung: check the sensor wiring and the device log, then reset.',
+          action: 'cut_heat',
+        });
+        return;
+      }
       this.sample().catch((err: unknown) => this.cutAll('sensor_fault', `sampling failed: ${(err as Error).message}`));
     }, this.sampleMs);
     await this.sample();
