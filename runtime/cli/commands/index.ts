@@ -7,9 +7,10 @@ import { registerCatalog } from './catalog.js';
 import { registerConformance } from './conformance.js';
 import { registerDocuments } from './documents.js';
 import { registerIndex } from './index-cmd.js';
+import { registerRegistry } from './registry.js';
 import { registerStart } from './start.js';
 import { registerToken } from './token.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [registerStart, registerToken, registerIndex, registerCatalog, registerConformance, registerDocuments];
+export const commands: RegisterCommand[] = [registerStart, registerToken, registerIndex, registerCatalog, registerConformance, registerDocuments, registerRegistry];

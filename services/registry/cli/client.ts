@@ -66,6 +66,7 @@ export function namespaceOfDomain(domain: string): string {
 export async function prove(domain: string, opts: ClientOptions & { method: string; check?: boolean; idToken?: string }): Promise<void> {
   if (!['dns', 'well-known', 'oidc'].includes(opts.method)) throw new CliError('--method must be dns, well-known or oidc');
   const ns = namespaceOfDomain(domain);
+  opts.token ??= process.env.SVC_REGISTRY_TOKEN;
   if (opts.method === 'oidc' || opts.check) {
     const body: Record<string, string> = { method: opts.method };
     if (opts.method === 'oidc') {
@@ -110,6 +111,7 @@ function readJsonFile(file: string): unknown {
 }
 
 function needToken(opts: ClientOptions): void {
+  opts.token ??= process.env.SVC_REGISTRY_TOKEN;
   if (!opts.token) throw new CliError('a publish token is needed: --token or SVC_REGISTRY_TOKEN (get one with hearth registry prove)');
 }
 
@@ -120,12 +122,16 @@ export async function publish(file: string, opts: ClientOptions): Promise<void> 
   out(opts, a.body, `published ${a.body.name} ${a.body.version} (${a.body.status})`);
 }
 
-export async function setStatus(name: string, opts: ClientOptions & { status: string; version?: string; message?: string }): Promise<void> {
+export async function setStatus(ref: string, opts: ClientOptions & { status: string; message?: string }): Promise<void> {
   needToken(opts);
+  const at = ref.lastIndexOf('@');
+  const name = at > 0 ? ref.slice(0, at) : ref;
+  const version = at > 0 ? ref.slice(at + 1) : undefined;
   const parts = name.split('/');
-  if (parts.length !== 2) throw new CliError(`${JSON.stringify(name)} is not <namespace>/<name>`);
+  if (parts.length !== 2 || version === '')
+    throw new CliError(`${JSON.stringify(ref)} is not <namespace>/<name> or <namespace>/<name>@<version>`);
   const body: Record<string, string> = { status: opts.status };
-  if (opts.version !== undefined) body.version = opts.version;
+  if (version !== undefined) body.version = version;
   if (opts.message !== undefined) body.message = opts.message;
   const a = await call(opts, 'PATCH', `/v1/registry/entries/${parts.map(encodeURIComponent).join('/')}/status`, body, true);
   if (a.status !== 200) fail(a);
