@@ -116,6 +116,8 @@ t.test('incremental rebuild rewrites only what changed and keeps a changes file 
     else if (m !== old.getTime()) t.fail(`${n} was rewritten although unchanged`);
   }
   t.equal(readJson(join(out, 'v1/recipes', changedName)).hash, edited.hash);
+  const dump = gunzipSync(readFileSync(join(out, 'v1/dumps/recipes.ndjson.gz'))).toString('utf8');
+  t.ok(dump.includes(edited.hash as string), 'the dump follows the edit');
   const c1 = readJson(join(out, 'v1/changes/1.json'));
   t.same(c1.upserted, [{ id: edited.id, hash: edited.hash }]);
   t.equal(c1.to, '2');

@@ -4,6 +4,7 @@
  * catalog version goes up by one per build that changed something.
  */
 import { gzipSync } from 'node:zlib';
+import { sha256Hex } from '../../core/hash.js';
 import type { KeyFile, KeyRecord } from '../../core/keys.js';
 import { publicRecord } from '../../core/keys.js';
 import { signDocument } from '../../core/signature.js';
@@ -139,8 +140,12 @@ export function buildIndex(opts: BuildOptions): BuildResult {
   progress({ phase: 'pages', done: 0, total: 1 });
   const langs = emitPages(out, facts);
   for (const rc of recalls) out.emit(PATHS.recall(rc.id), rc.text);
-  const dump = recipes.map((r) => `${JSON.stringify(r.doc)}\n`).join('');
-  out.emit(PATHS.dump, gzipSync(Buffer.from(dump, 'utf8'), { level: 6 }));
+  // Compressing the dump is the slowest step; an unchanged list of recipes keeps the last one.
+  const dumpOf = `sha256:${sha256Hex(recipes.map((r) => `${r.facts.id} ${r.facts.hash}`).join('\n'))}`;
+  if (state.dumpOf !== dumpOf || !out.keep(PATHS.dump)) {
+    const dump = recipes.map((r) => `${JSON.stringify(r.doc)}\n`).join('');
+    out.emit(PATHS.dump, gzipSync(Buffer.from(dump, 'utf8'), { level: 6 }));
+  }
   progress({ phase: 'pages', done: 1, total: 1 });
 
   const keys = state.keys.some((k) => sameKey(k, own)) ? state.keys : [...state.keys, own];
@@ -197,6 +202,7 @@ export function buildIndex(opts: BuildOptions): BuildResult {
     recalls: Object.fromEntries(recalls.map((r) => [r.id, r.hash])),
     history,
     keys,
+    dumpOf,
   };
   if (generatedAt !== undefined) next.generatedAt = generatedAt;
   writeState(opts.outDir, next);

@@ -4,6 +4,7 @@
  * labelled as data, never as instructions to the model.
  */
 import { Readable } from 'node:stream';
+import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import { createMcpHandler, McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { Ajv } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -208,8 +209,18 @@ export function indexMcpServer(store: CatalogStore, now: () => Date): McpServer 
   return server;
 }
 
-/** Mount POST/GET/DELETE /v1/mcp on `app`, bridging fastify to the SDK's web-standard handler. */
-export function mountMcp(app: FastifyInstance, store: CatalogStore, now: () => Date): () => Promise<void> {
+const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/** Host names /v1/mcp accepts in `Host` and `Origin`: a localhost bind only answers localhost names (DNS rebinding). */
+export function mcpAllowedHosts(bindHost: string): string[] | undefined {
+  return ['127.0.0.1', 'localhost', '::1'].includes(bindHost) ? LOCAL_HOSTS : undefined;
+}
+
+/**
+ * Mount POST/GET/DELETE /v1/mcp on `app`, bridging fastify to the SDK's web-standard handler. With
+ * `allowedHosts`, the SDK's fastify hooks refuse other `Host` and `Origin` names with 403.
+ */
+export function mountMcp(app: FastifyInstance, store: CatalogStore, now: () => Date, allowedHosts?: string[]): () => Promise<void> {
   const handler = createMcpHandler(() => indexMcpServer(store, now));
   const serve = async (req: FastifyRequest, reply: FastifyReply) => {
     const headers = new Headers();
@@ -229,6 +240,7 @@ export function mountMcp(app: FastifyInstance, store: CatalogStore, now: () => D
     // A stream body is passed through as it comes (SSE replies end when the exchange is done).
     return reply.send(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>));
   };
-  app.route({ method: ['POST', 'GET', 'DELETE'], url: '/v1/mcp', handler: serve });
+  const guards = allowedHosts ? [hostHeaderValidation(allowedHosts), originValidation(allowedHosts)] : [];
+  app.route({ method: ['POST', 'GET', 'DELETE'], url: '/v1/mcp', onRequest: guards, handler: serve });
   return () => handler.close();
 }

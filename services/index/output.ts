@@ -38,6 +38,8 @@ export interface BuildState {
   history: HistoryEntry[];
   /** Every signing key this index has published, newest last (kept so old signatures still verify). */
   keys: KeyRecord[];
+  /** Hash of the (id, hash) list the dump was made from; an unchanged catalog reuses the dump. */
+  dumpOf?: string;
 }
 
 export function emptyState(): BuildState {
@@ -99,6 +101,15 @@ export class OutputDir {
     }
     this.emitted.set(rel, rec);
     return rec;
+  }
+
+  /** Keep a file of the last build as it is, without its content at hand; false if it is gone from disk. */
+  keep(rel: string): boolean {
+    const old = this.previous[rel];
+    if (old === undefined || !existsWithSize(join(this.outDir, rel), old.bytes)) return false;
+    this.emitted.set(rel, old);
+    this.kept++;
+    return true;
   }
 
   /** Paths the last build wrote that this one has not emitted (so far). */

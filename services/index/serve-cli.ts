@@ -1,5 +1,6 @@
 /** The implementation behind `hearth index serve`, loaded lazily by the command module. */
 import { CliError } from '../../runtime/cli/errors.js';
+import { mcpAllowedHosts } from './mcp.js';
 import { createIndexServer } from './server.js';
 import { CatalogLoadError } from './store.js';
 
@@ -31,6 +32,7 @@ export async function runServe(raw: ServeCommandOptions): Promise<void> {
       dir: opts.dir,
       ratePerSecond: opts.rate,
       burst: opts.burst,
+      ...(mcpAllowedHosts(opts.host) ? { mcpAllowedHosts: mcpAllowedHosts(opts.host) } : {}),
       ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
     });
   } catch (err) {

@@ -223,3 +223,29 @@ t.test('a recalled recipe is flagged in search and never matched', async (t) => 
     'recalled: no match',
   );
 });
+
+t.test('with allowed hosts, /v1/mcp refuses a foreign Host or Origin (DNS rebinding); other routes are unaffected', async (t) => {
+  const base = await start(t, { mcpAllowedHosts: ['localhost', '127.0.0.1', '[::1]'] });
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const port = new URL(base).port;
+  const evil = await fetch(`${base}/v1/mcp`, { method: 'POST', headers: { ...headers, origin: 'http://evil.example' }, body });
+  t.equal(evil.status, 403, 'foreign Origin');
+  const { request } = await import('node:http');
+  const status = await new Promise<number | undefined>((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path: '/v1/mcp', method: 'POST', headers: { ...headers, host: `evil.example:${port}` } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+  t.equal(status, 403, 'foreign Host');
+  const client = new Client({ name: 'index-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/v1/mcp`)));
+  t.teardown(() => client.close());
+  t.ok((await client.listTools()).tools.length === 4, 'a local client still works');
+});

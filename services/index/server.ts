@@ -28,6 +28,8 @@ export interface IndexServerOptions {
   /** Monotonic milliseconds for the rate limiter. */
   monotonic?: () => number;
   logger?: boolean;
+  /** Host names /v1/mcp accepts (Host and Origin headers); see `mcpAllowedHosts`. Default: any. */
+  mcpAllowedHosts?: string[];
 }
 
 const DYNAMIC = new Set(['/v1/search', '/v1/match', '/v1/mcp']);
@@ -146,7 +148,7 @@ export function createIndexServer(opts: IndexServerOptions): IndexServer {
     }
   });
 
-  const closeMcp = mountMcp(app, store, now);
+  const closeMcp = mountMcp(app, store, now, opts.mcpAllowedHosts);
   app.addHook('onClose', async () => closeMcp());
 
   const files = new StaticFiles(opts.dir, () => store.get().version);
