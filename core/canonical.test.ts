@@ -222,3 +222,25 @@ t.test('property: key order follows UTF-16 code units', async () => {
     { numRuns: 200 },
   );
 });
+
+t.test('property: a duplicated key anywhere is found, with its pointer', async () => {
+  fc.assert(
+    fc.property(
+      fc.dictionary(fc.string({ maxLength: 6 }), fc.integer(), { minKeys: 1, maxKeys: 6 }),
+      fc.nat(),
+      fc.boolean(),
+      (obj, pick, nested) => {
+        const keys = Object.keys(obj);
+        const dup = keys[pick % keys.length] as string;
+        const members = keys.map((k) => `${JSON.stringify(k)}:${obj[k]}`);
+        members.push(`${JSON.stringify(dup)}:0`);
+        const inner = `{${members.join(',')}}`;
+        const text = nested ? `{"outer":[1,${inner}]}` : inner;
+        const err = codeOf(() => parseJson(text));
+        const pointer = `/${dup.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+        return err?.code === 'duplicate_key' && err.path === (nested ? `/outer/1${pointer}` : pointer);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
