@@ -233,3 +233,12 @@ t.test('a recipe that fails the schema is refused with the member at fault', asy
     message: new RegExp(`${names[1]}: recipe syn-00002 is not a valid recipe document: /verification/level`),
   });
 });
+
+t.test('a second build into the same folder at the same time is refused', async (t) => {
+  const { recipes, out } = setup(t, 2);
+  writeFileSync(join(out, '.hearth-index.lock'), '');
+  t.throws(() => buildIndex({ recipesDir: recipes, outDir: out, key, now: FIXED_NOW }), { message: /another build is writing/ });
+  rmSync(join(out, '.hearth-index.lock'));
+  t.equal(buildIndex({ recipesDir: recipes, outDir: out, key, now: FIXED_NOW }).version, 1);
+  t.notOk(existsSync(join(out, '.hearth-index.lock')), 'the lock is released');
+});

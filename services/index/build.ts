@@ -3,6 +3,8 @@
  * of semantics §10. Incremental: the out dir keeps a build state, only changed files are rewritten, and the
  * catalog version goes up by one per build that changed something.
  */
+import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { sha256Hex } from '../../core/hash.js';
 import type { KeyFile, KeyRecord } from '../../core/keys.js';
@@ -118,8 +120,33 @@ function counts(facts: RecipeFacts[], langs: string[]): Record<string, unknown> 
   return { recipes: facts.length, byLevel, countries: countries.size, languages: langs.length };
 }
 
-/** Build (or update) the static index in `opts.outDir`. Throws `BuildInputError` on a bad input file. */
+export const LOCK_FILE = '.hearth-index.lock';
+
+/**
+ * Build (or update) the static index in `opts.outDir`. Throws `BuildInputError` on a bad input file, and an
+ * Error when another build holds the out dir's lock file.
+ */
 export function buildIndex(opts: BuildOptions): BuildResult {
+  mkdirSync(opts.outDir, { recursive: true });
+  const lock = join(opts.outDir, LOCK_FILE);
+  let fd: number;
+  try {
+    fd = openSync(lock, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new Error(`another build is writing ${opts.outDir} (remove ${lock} if no build is running)`);
+    }
+    throw err;
+  }
+  try {
+    return buildLocked(opts);
+  } finally {
+    closeSync(fd);
+    rmSync(lock, { force: true });
+  }
+}
+
+function buildLocked(opts: BuildOptions): BuildResult {
   const now = opts.now ?? (() => new Date());
   const progress = opts.onProgress ?? (() => {});
   const state: BuildState = readState(opts.outDir);
