@@ -8,9 +8,10 @@ import { registerConformance } from './conformance.js';
 import { registerDocuments } from './documents.js';
 import { registerIndex } from './index-cmd.js';
 import { registerRegistry } from './registry.js';
+import { registerRig } from './rig.js';
 import { registerStart } from './start.js';
 import { registerToken } from './token.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [registerStart, registerToken, registerIndex, registerCatalog, registerConformance, registerDocuments, registerRegistry];
+export const commands: RegisterCommand[] = [registerStart, registerToken, registerIndex, registerCatalog, registerConformance, registerDocuments, registerRegistry, registerRig];

@@ -1,0 +1,74 @@
+/** The implementation of `hearth rig check`: loaded only when that command runs. */
+import { createRig, loadRigConfig, type RigConfig } from '../../../drivers/rig.js';
+import { CliError } from '../errors.js';
+
+export interface RigCheck {
+  file: string;
+  kind: RigConfig['kind'];
+  device: string;
+  sensors: Array<{ id: string; svcSensor?: string; medium?: string; tempC?: number | null; fault?: string; detail?: string }>;
+  heaters: Array<{ id: string; medium?: string; sensors?: string[] }>;
+  inputs: Record<string, boolean | null>;
+  probed: boolean;
+}
+
+export async function checkRig(file: string, probe: boolean): Promise<RigCheck> {
+  let config: RigConfig;
+  try {
+    config = loadRigConfig(file);
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+  const rig = await createRig(config);
+  const result: RigCheck = { file, kind: config.kind, device: rig.id, sensors: [], heaters: [], inputs: {}, probed: probe };
+  if (!probe) {
+    if (config.kind === 'hardware') {
+      for (const s of config.sensors) result.sensors.push({ id: s.id, svcSensor: s.svcSensor, medium: s.medium });
+      for (const h of config.heaters) {
+        if (h.driver === 'serial_appliance') result.sensors.push({ id: h.sensor.id, svcSensor: h.sensor.svcSensor, medium: h.medium });
+        result.heaters.push({ id: h.id, medium: h.medium, sensors: h.driver === 'gpio_relay' ? h.sensors : [h.sensor.id] });
+      }
+      if (config.presence) result.inputs.presence = null;
+      if (config.estop) result.inputs.estop = null;
+    } else {
+      for (const s of rig.sensors.values()) result.sensors.push({ id: s.id, svcSensor: s.svcSensor, medium: s.medium });
+      for (const h of rig.heaters.values()) result.heaters.push({ id: h.id, medium: h.medium, sensors: [...h.sensors] });
+      result.inputs = { presence: null, estop: null };
+    }
+    return result;
+  }
+  try {
+    await rig.open();
+  } catch (err) {
+    throw new CliError(`${file}: ${(err as Error).message}`, 1);
+  }
+  try {
+    for (const s of rig.sensors.values()) {
+      const r = await s.read();
+      result.sensors.push({
+        id: s.id,
+        svcSensor: s.svcSensor,
+        medium: s.medium,
+        tempC: r.tempC,
+        ...(r.fault ? { fault: r.fault, detail: r.detail } : {}),
+      });
+    }
+    for (const h of rig.heaters.values()) result.heaters.push({ id: h.id, medium: h.medium, sensors: [...h.sensors] });
+    if (rig.presence) result.inputs.presence = await rig.presence.read();
+    if (rig.estop) result.inputs.estop = await rig.estop.read();
+  } finally {
+    await rig.close();
+  }
+  return result;
+}
+
+export function formatRigCheck(r: RigCheck): string {
+  const lines = [`${r.file}: ${r.kind} rig "${r.device}" is valid${r.probed ? ' and every device answered' : ''}`];
+  for (const s of r.sensors) {
+    const value = !r.probed ? '' : s.fault ? `: FAULT ${s.fault}${s.detail ? ` (${s.detail})` : ''}` : `: ${s.tempC} °C`;
+    lines.push(`  sensor ${s.id} (${s.svcSensor}, ${s.medium})${value}`);
+  }
+  for (const h of r.heaters) lines.push(`  heater ${h.id} (${h.medium}) watched by ${h.sensors?.join(', ')}`);
+  for (const [k, v] of Object.entries(r.inputs)) lines.push(`  input ${k}${v === null ? '' : `: ${v ? 'active' : 'inactive'}`}`);
+  return `${lines.join('\n')}\n`;
+}
