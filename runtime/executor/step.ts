@@ -19,6 +19,8 @@ export const REACH_TIMEOUT_S = 45 * 60;
 /** Longest the supervisor may keep refusing heat (s) before the step fails. */
 export const HEAT_REFUSED_TIMEOUT_S = 15;
 const MAX_TRACE = 2000;
+/** How far inside the band a reading must be to start the hold (°C). */
+const ENTRY_MARGIN_C = 0.5;
 
 export interface HeaterInfo {
   id: string;
@@ -82,8 +84,9 @@ export class StepRun {
       const target = item.targetC ?? mid;
       if (this.heater && target !== undefined) {
         this.targetC = item.maxC !== undefined ? Math.min(target, item.maxC) : target;
-        this.lowC = this.targetC - BAND_TOLERANCE_C;
-        this.highC = item.maxC ?? band?.max ?? this.targetC + BAND_TOLERANCE_C;
+        // In band: from a little below the target (never below the envelope) up to the step's max (never above it).
+        this.lowC = Math.max(this.targetC - BAND_TOLERANCE_C, band?.min ?? Number.NEGATIVE_INFINITY);
+        this.highC = Math.min(item.maxC ?? Number.POSITIVE_INFINITY, band?.max ?? this.targetC + BAND_TOLERANCE_C);
       }
     }
     const rung = item.rung ?? '';
@@ -159,9 +162,13 @@ export class StepRun {
       const t = verifyTemp ?? this.controlTemp();
       this.startTempC ??= t;
       if (this.phase === 'reach') {
-        if (t !== undefined && t >= (this.lowC as number) && t <= (this.highC as number)) {
+        // Enter the hold a little inside the band, so sensor noise at its edge does not count as leaving it.
+        const margin = Math.min(ENTRY_MARGIN_C, ((this.highC as number) - (this.lowC as number)) / 4);
+        if (t !== undefined && t >= (this.lowC as number) + margin && t <= (this.highC as number) - margin) {
           this.phase = 'hold';
           this.holdStartedAt = now;
+          // The envelope check covers the hold; the way into the band is warm-up.
+          this.trace.length = 0;
         } else if (now - this.startedAt > REACH_TIMEOUT_S * 1000) {
           return {
             kind: 'failed',
