@@ -14,4 +14,13 @@ import { registerToken } from './token.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [registerStart, registerToken, registerIndex, registerCatalog, registerConformance, registerDocuments, registerRegistry, registerRig];
+export const commands: RegisterCommand[] = [
+  registerStart,
+  registerToken,
+  registerIndex,
+  registerCatalog,
+  registerConformance,
+  registerDocuments,
+  registerRegistry,
+  registerRig,
+];
