@@ -168,3 +168,20 @@ if (hasShared)
       if (r.state === 'accepted') t.same([...new Set(r.plan.map((p) => p.by))], v.expected.by, v.id);
     }
   });
+
+t.test('an unusable limit pack refuses the run instead of being skipped', async (t) => {
+  const fry = recipeOf({ op: 'cw.op.deep_fry', params: { oilTempC: 175 } });
+  const bad: unknown[] = [
+    { limits: [{ id: 'oil', kind: 'max_temp', max: '170', appliesTo: { medium: 'oil' } }] },
+    { limits: [{ id: 'p', kind: 'pressure' }] },
+    { limits: 'none' },
+    { limits: [null] },
+    [defaultSafetyLimits(), 7],
+  ];
+  for (const limits of bad) {
+    const r = run(fry, { limits });
+    t.same([r.state, r.refusal?.reason, r.refusal?.node], ['refused', 'invalid_input', ''], JSON.stringify(limits));
+  }
+  // Limits without a max of other kinds are fine.
+  t.equal(run(fry, { limits: { limits: [{ id: 'smoke', kind: 'smoke_or_fire', action: 'stop_all' }] } }).state, 'accepted');
+});

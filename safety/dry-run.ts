@@ -63,10 +63,22 @@ export function deviceOps(capabilities: unknown): Set<string> {
   return out;
 }
 
-function limitSets(limits: DryRunInput['limits']): SafetyLimits[] {
+/**
+ * The limit sets to apply, or a refusal detail when one is unusable. A malformed pack or a max_temp/pressure
+ * limit without a numeric max is never skipped silently (that would loosen the limits): it refuses the run.
+ */
+function limitSets(limits: DryRunInput['limits']): SafetyLimits[] | string {
   if (limits === undefined) return [];
-  const list = Array.isArray(limits) ? limits : [limits];
-  return list.filter((l) => isObject(l) && Array.isArray(l.limits));
+  const list: unknown[] = Array.isArray(limits) ? limits : [limits];
+  for (const [i, set] of list.entries()) {
+    if (!isObject(set) || !Array.isArray(set.limits)) return `limit set ${i} has no limits array`;
+    for (const l of set.limits as unknown[]) {
+      if (!isObject(l) || typeof l.id !== 'string' || typeof l.kind !== 'string')
+        return `limit set ${i} holds a limit without an id and kind`;
+      if ((l.kind === 'max_temp' || l.kind === 'pressure') && !finite(l.max)) return `limit ${l.id} (${l.kind}) has no numeric max`;
+    }
+  }
+  return list as SafetyLimits[];
 }
 
 /** °C of a target object in degC or degF; undefined when the target is not a temperature. */
@@ -183,6 +195,7 @@ export function dryRun(input: DryRunInput): DryRunResult {
   const ops = deviceOps(input.capabilities);
   const trusted = trustedSensors(input.capabilities, now);
   const sets = limitSets(input.limits);
+  if (typeof sets === 'string') return { state: 'refused', plan, refusal: { reason: 'invalid_input', node: '', detail: sets } };
   for (const node of nodes) {
     try {
       // 1. The op must be on the device, or a present person may take the step.
