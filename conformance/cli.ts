@@ -55,7 +55,8 @@ export function runConformance(opts: ConformanceOptions, io: ConformanceIo): num
   if (opts.key !== undefined && opts.report === undefined) throw io.badInput('--key is only used with --report FILE');
   const dir = opts.vectors !== undefined ? resolve(opts.vectors) : defaultVectorsDir();
   if (dir === undefined) throw io.badInput('no vectors directory found beside the repository; pass --vectors DIR');
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw io.badInput(`vectors directory ${dir} does not exist`);
+  if (!existsSync(dir)) throw io.badInput(`vectors directory ${dir} does not exist`);
+  if (!statSync(dir).isDirectory()) throw io.badInput(`${dir} is not a directory of vector files`);
   const key = opts.key !== undefined ? readKey(opts.key, io) : undefined;
   const now = io.now ?? (() => new Date());
   let outcome: ReturnType<typeof runDirectory>;
