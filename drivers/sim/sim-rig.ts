@@ -95,7 +95,7 @@ export class SimRig implements Rig, WatchdogCapable {
     this.startedAt = clock.now();
     this.lastStep = this.startedAt;
     this.random = seededRandom(o.seed ?? 1);
-    this.faults = new FaultBook(() => this.clock.now() - this.startedAt, o.faults ?? []);
+    this.faults = new FaultBook(() => this.clock.now() - this.startedAt);
     const ambient = o.ambientC ?? 21;
     for (const spec of demoVessels(o.altitudeM ?? 0)) this.vessels.set(spec.id, new Vessel(spec, ambient));
     this.sensorPlans = o.redundantOilSensor ? [...SENSORS, OIL2] : SENSORS;
@@ -127,7 +127,28 @@ export class SimRig implements Rig, WatchdogCapable {
         new SimHeater(plan.id, v.spec.medium, plan.sensors, v.spec.heaterW, this.duty, slot, () => this.step(), plan.hardMaxC),
       );
     });
+    for (const f of o.faults ?? []) this.faults.add(this.resolveFault(f));
     this.sim = this.control();
+  }
+
+  /**
+   * Point a fault at what it affects: a sensor fault named by heater goes to that heater's first sensor, a
+   * heater fault named by sensor goes to the heater it watches. In this rig `serial_lost` silences a
+   * sensor's link. An id the rig does not have is an error.
+   */
+  private resolveFault(f: FaultSpec): FaultSpec {
+    const sensorFault = f.kind !== 'relay_welded' && f.kind !== 'heater_dead';
+    const isSensor = this.sensorPlans.some((p) => p.id === f.target);
+    const heater = this.heaterPlans.find((h) => h.id === f.target);
+    if (sensorFault) {
+      if (isSensor) return f;
+      if (heater) return { ...f, target: heater.sensors[0] as string };
+    } else {
+      if (heater) return f;
+      const watching = this.heaterPlans.find((h) => h.sensors.includes(f.target));
+      if (watching) return { ...f, target: watching.id };
+    }
+    throw new Error(`fault target "${f.target}" is neither a sensor nor a heater of this rig`);
   }
 
   private vessel(id: string): Vessel {
@@ -197,7 +218,7 @@ export class SimRig implements Rig, WatchdogCapable {
       pressEstop: (p) => this.estop.set(p),
       injectFault: (f) => {
         this.step();
-        this.faults.add(f);
+        this.faults.add(this.resolveFault(f));
       },
       clearFaults: () => {
         this.faults.clear();

@@ -80,3 +80,19 @@ t.test('faults shape what the sensors and heaters do', async (t) => {
   t.equal(rig.sim.snapshot().presence, true);
   t.equal(await rig.presence.read(), true);
 });
+
+t.test('a fault named by heater or sensor reaches what it affects; unknown targets are refused', async (t) => {
+  const clock = new ManualClock(0);
+  const rig = new SimRig(clock, { ambientC: 20, faults: [{ kind: 'open_circuit', target: 'fryer' }] });
+  await rig.open();
+  t.equal((await rig.sensors.get('oil')!.read()).fault, 'open_circuit', 'sensor fault by heater id → its sensor');
+  rig.sim.injectFault({ kind: 'heater_dead', target: 'liquid' });
+  t.same(
+    rig.sim.snapshot().faults.map((f) => `${f.kind}:${f.target}`),
+    ['open_circuit:oil', 'heater_dead:pot'],
+  );
+  rig.sim.injectFault({ kind: 'serial_lost', target: 'pan' });
+  t.equal((await rig.sensors.get('pan')!.read()).fault, 'bus_error');
+  t.throws(() => rig.sim.injectFault({ kind: 'stuck', target: 'toaster' }), /neither a sensor nor a heater/);
+  t.throws(() => new SimRig(clock, { faults: [{ kind: 'noisy', target: 'x' }] }), /"x"/);
+});
