@@ -50,10 +50,15 @@ t.test('--json, and a signed --report', async (t) => {
 });
 
 t.test('bad input: one line on stderr, exit 2', async (t) => {
-  const dir = t.testdir({ 'bad-key.json': '{"kid":"k"}', 'v.json': JSON.stringify([vec('good', '1.0.0', true, 'ok')]) });
+  const dir = t.testdir({
+    'only-keys': { 'keys.json': '[{"kid":"k"}]' },
+    'bad-key.json': '{"kid":"k"}',
+    'v.json': JSON.stringify([vec('good', '1.0.0', true, 'ok')]),
+  });
   const cases: [string[], RegExp][] = [
     [['conformance', '--vectors', join(dir, 'missing')], /does not exist/],
     [['conformance', '--vectors', join(dir, 'v.json')], /is not a directory/],
+    [['conformance', '--vectors', join(dir, 'only-keys')], /no vector files found/],
     [['conformance', '--vectors', dir, '--report', join(dir, 'r.json')], /--report needs --key/],
     [['conformance', '--vectors', dir, '--report', join(dir, 'r.json'), '--key', join(dir, 'bad-key.json')], /bad-key\.json: key file/],
   ];
