@@ -16,16 +16,50 @@ export interface RecipeEntry {
   file: string;
 }
 
+/** Another place cookable recipes come from (e.g. the ones synced from an index, runtime/sync). */
+export interface RecipeSource {
+  get(id: string): RecipeEntry | undefined;
+  list(): RecipeEntry[];
+}
+
 export interface RecipeCatalog {
   get(id: string): RecipeEntry | undefined;
   list(): RecipeEntry[];
   /** Files that were skipped, with why. */
   skipped: { file: string; reason: string }[];
+  /**
+   * Consult `source` as well: sources are asked in the order they were added, before the folder, so a source's
+   * recipe shadows a folder recipe with the same id. Returns a function that removes the source.
+   */
+  addSource?(source: RecipeSource): () => void;
 }
 
 export function catalogOf(entries: RecipeEntry[], skipped: RecipeCatalog['skipped'] = []): RecipeCatalog {
   const byId = new Map(entries.map((e) => [e.id, e]));
-  return { get: (id) => byId.get(id), list: () => [...byId.values()], skipped };
+  const sources: RecipeSource[] = [];
+  return {
+    get: (id) => {
+      for (const s of sources) {
+        const e = s.get(id);
+        if (e) return e;
+      }
+      return byId.get(id);
+    },
+    list: () => {
+      if (sources.length === 0) return [...byId.values()];
+      const all = new Map(byId);
+      for (const s of [...sources].reverse()) for (const e of s.list()) all.set(e.id, e);
+      return [...all.values()];
+    },
+    skipped,
+    addSource(source) {
+      sources.push(source);
+      return () => {
+        const i = sources.indexOf(source);
+        if (i >= 0) sources.splice(i, 1);
+      };
+    },
+  };
 }
 
 /** A recipe entry from a parsed document; throws with a reason when it cannot be one. */

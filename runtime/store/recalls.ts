@@ -37,9 +37,17 @@ export interface RecallTarget {
 export interface RecallDoc {
   id: string;
   issuedAt: string;
-  action: string;
+  /** block, block_and_stop_running or warn; a recall without one blocks. */
+  action?: string;
   targets: RecallTarget[];
   [k: string]: unknown;
+}
+
+const ACTIONS = new Set(['block', 'block_and_stop_running', 'warn']);
+
+/** A recall without a known action (an index may publish one without) blocks: failing closed. */
+export function actionOf(recall: { action?: unknown }): string {
+  return typeof recall.action === 'string' && ACTIONS.has(recall.action) ? recall.action : 'block';
 }
 
 export class RecallRepo {
@@ -56,7 +64,7 @@ export class RecallRepo {
       this.db.prepare('DELETE FROM recalls WHERE id = ?').run(recall.id);
       this.db
         .prepare('INSERT INTO recalls (id, issued_at, issued_ms, action, doc, received_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(recall.id, recall.issuedAt, issuedMs, recall.action, JSON.stringify(recall), this.now());
+        .run(recall.id, recall.issuedAt, issuedMs, actionOf(recall), JSON.stringify(recall), this.now());
       const t = this.db.prepare('INSERT INTO recall_targets (recall_id, recipe_id, hash, all_revisions) VALUES (?, ?, ?, ?)');
       for (const target of recall.targets)
         t.run(recall.id, refId(target.ref), target.hash ?? null, target.allRevisions === true || target.hash === undefined ? 1 : 0);
