@@ -42,10 +42,17 @@ t.test('koshari on the simulated fryer, with a person present, runs to the end',
     h,
     () => {
       if ((h.app.ctx.rig.heaters.get('fryer')?.power ?? 0) > 0) sawOilHeat = true;
-      return state(h, s.id) === 'completed';
+      return (
+        h.app.ctx.executor.status(s.id)?.state !== 'running' &&
+        h.app.ctx.executor.status(s.id)?.state !== 'preparing' &&
+        h.app.ctx.executor.status(s.id)?.state !== 'needs_human'
+      );
     },
     4 * 60 * 60_000,
   );
+  t.equal(h.app.ctx.supervisor.status().latched, false, 'no safety stop along the way');
+  const events = (h.app.ctx.executor.executionLog(s.id) as ExecutionLog)['x-hearth-events'];
+  t.same(events, [], 'nothing went wrong along the way');
   t.ok(sawOilHeat, 'the fryer heated for the deep-fry step');
   t.ok(maxOil >= 172 && maxOil <= 190, `oil stayed in the deep-fry band (max ${maxOil.toFixed(1)} °C)`);
   t.same(states, ['accepted', 'preparing', 'running', 'completed']);

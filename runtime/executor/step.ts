@@ -184,7 +184,8 @@ export class StepRun {
   private drive(now: number): StepSignal | undefined {
     const heater = this.heater as HeaterInfo;
     const temp = this.controlTemp();
-    const power = temp === undefined ? 0 : clamp(((this.targetC as number) + 1 - temp) / 8, 0, 1);
+    // Proportional control aimed 2 °C above the target, so the steady state (heat = losses) sits near it.
+    const power = temp === undefined ? 0 : clamp(((this.targetC as number) + 2 - temp) / 4, 0, 1);
     const grant = this.env.supervisor.requestHeat({
       heater: heater.id,
       power,
