@@ -1,0 +1,183 @@
+/**
+ * The hub's event feeds over HTTP: `GET /svc/v1/events` (Server-Sent Events) and `GET /svc/v1/events/ws`
+ * (WebSocket, one CloudEvent JSON per text frame). Both take `types` (comma-separated type prefixes) and
+ * `session`, and resume: SSE from `Last-Event-ID` (the journal position every event carries as its `id:`), the
+ * WebSocket from `after` (a position or a CloudEvent id). Any paired token may connect; without `read` (or
+ * `admin`) it receives safety events and availability only.
+ */
+import websocket from '@fastify/websocket';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import { ProblemError } from '../../platform/http/problems.js';
+import { ANY_SCOPE, canReadAll, type EventFilter, FilterError, parseSession, parseTypes } from './filter.js';
+import type { EventHub } from './hub.js';
+import type { EventJournal, StoredEvent } from './journal.js';
+import { EventStream } from './stream.js';
+
+export const EVENTS_PATH = '/svc/v1/events';
+export const EVENTS_WS_PATH = '/svc/v1/events/ws';
+
+export interface EventRoutesOptions {
+  hub: EventHub;
+  journal: EventJournal;
+  /** Keep-alive interval: an SSE comment or a WebSocket ping (default 15 s). */
+  keepAliveMs?: number;
+  /** Most live events queued for one slow consumer before it is disconnected (default 10 000). */
+  maxQueue?: number;
+  /** The reconnection delay SSE clients are told (`retry:`, default 2000 ms). */
+  retryMs?: number;
+}
+
+function filterOf(req: FastifyRequest): EventFilter {
+  const q = (req.query ?? {}) as Record<string, unknown>;
+  try {
+    const session = parseSession(q.session);
+    return { types: parseTypes(q.types), ...(session !== undefined ? { session } : {}), readAll: canReadAll(req.principal?.scopes ?? []) };
+  } catch (err) {
+    if (err instanceof FilterError) throw new ProblemError('bad-request', err.message);
+    throw err;
+  }
+}
+
+/** A resume point: a journal position, or the id of a journalled CloudEvent. */
+function resumeFrom(value: unknown, journal: EventJournal, what: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || value.length > 200) throw new ProblemError('bad-request', `${what} must be an event id or position`);
+  if (/^[0-9]{1,15}$/.test(value)) return Number(value);
+  const pos = journal.positionOf(value);
+  if (pos === undefined)
+    throw new ProblemError(
+      'bad-request',
+      `${what} ${JSON.stringify(value.slice(0, 80))} is not a journalled event (too old, or from another hub)`,
+    );
+  return pos;
+}
+
+function sseFrame(ev: StoredEvent): string {
+  return ev.pos > 0 ? `id: ${ev.pos}\ndata: ${ev.body}\n\n` : `data: ${ev.body}\n\n`;
+}
+
+export async function installEventRoutes(app: FastifyInstance, o: EventRoutesOptions): Promise<{ close(): void }> {
+  const keepAliveMs = o.keepAliveMs ?? 15_000;
+  const open = new Set<{ close(reason: string): void }>();
+  if (!app.hasDecorator('websocketServer')) await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+
+  app.get(EVENTS_PATH, { config: { scope: ANY_SCOPE } }, (req, reply) => {
+    const filter = filterOf(req);
+    const q = (req.query ?? {}) as Record<string, unknown>;
+    const header = req.headers['last-event-id'];
+    const after = resumeFrom(typeof header === 'string' ? header : q.lastEventId, o.journal, 'Last-Event-ID');
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.write(`retry: ${o.retryMs ?? 2000}\n\n`);
+    const conn = {
+      close(_reason: string) {
+        res.end();
+      },
+    };
+    const stream = new EventStream({
+      hub: o.hub,
+      journal: o.journal,
+      filter,
+      ...(o.maxQueue !== undefined ? { maxQueue: o.maxQueue } : {}),
+      target: {
+        send: (ev) => (res.writableEnded ? true : res.write(sseFrame(ev))),
+        drain: () =>
+          new Promise<void>((resolve) => {
+            if (res.writableEnded || res.destroyed) return resolve();
+            const done = () => {
+              res.off('drain', done);
+              res.off('close', done);
+              resolve();
+            };
+            res.on('drain', done);
+            res.on('close', done);
+          }),
+        close: (reason) => conn.close(reason),
+      },
+    });
+    const timer = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
+    timer.unref();
+    open.add(conn);
+    res.on('close', () => {
+      clearInterval(timer);
+      stream.close();
+      open.delete(conn);
+    });
+    stream.start(after).catch((err) => {
+      req.log.error({ err }, 'event stream failed');
+      res.end();
+    });
+  });
+
+  const wsParams = new WeakMap<FastifyRequest, { filter: EventFilter; after: number | undefined }>();
+  // Checked before the upgrade, so a bad filter is an HTTP 400 problem, not a closed socket.
+  // The scope check is done here rather than through `config.scope`: a refusal thrown by an onRequest hook
+  // leaves a refused upgrade request open in @fastify/websocket, and the server never closes.
+  const preValidation = async (req: FastifyRequest) => {
+    if (!req.principal) {
+      const presented = req.headers.authorization !== undefined;
+      throw new ProblemError(
+        'unauthorized',
+        presented ? 'the bearer token is unknown, revoked or malformed' : 'this request needs a bearer token',
+        {},
+        { 'WWW-Authenticate': presented ? 'Bearer realm="hearth", error="invalid_token"' : 'Bearer realm="hearth"' },
+      );
+    }
+    const q = (req.query ?? {}) as Record<string, unknown>;
+    const header = req.headers['last-event-id'];
+    wsParams.set(req, { filter: filterOf(req), after: resumeFrom(typeof header === 'string' ? header : q.after, o.journal, 'after') });
+  };
+  app.get(EVENTS_WS_PATH, { websocket: true, preValidation }, (socket: WebSocket, req) => {
+    const params = wsParams.get(req);
+    if (!params) {
+      socket.close(1011, 'internal error');
+      return;
+    }
+    const { filter, after } = params;
+    const LIMIT = 1 << 20;
+    const conn = { close: (reason: string) => socket.close(1013, reason.slice(0, 120)) };
+    const stream = new EventStream({
+      hub: o.hub,
+      journal: o.journal,
+      filter,
+      ...(o.maxQueue !== undefined ? { maxQueue: o.maxQueue } : {}),
+      target: {
+        send: (ev) => {
+          if (socket.readyState !== socket.OPEN) return true;
+          socket.send(ev.body);
+          return socket.bufferedAmount < LIMIT;
+        },
+        drain: async () => {
+          while (socket.readyState === socket.OPEN && socket.bufferedAmount >= LIMIT) await new Promise((r) => setTimeout(r, 10));
+        },
+        close: (reason) => conn.close(reason),
+      },
+    });
+    const timer = setInterval(() => socket.ping(), keepAliveMs);
+    timer.unref();
+    open.add(conn);
+    socket.on('close', () => {
+      clearInterval(timer);
+      stream.close();
+      open.delete(conn);
+    });
+    socket.on('message', () => {}); // the feed is one-way; anything the client sends is ignored
+    stream.start(after).catch((err) => {
+      req.log.error({ err }, 'event stream failed');
+      socket.close(1011, 'internal error');
+    });
+  });
+
+  return {
+    close() {
+      for (const c of [...open]) c.close('hub shutting down');
+    },
+  };
+}
