@@ -29,17 +29,21 @@ t.test('entries are unique per name and version, searchable, and survive a reope
   t.equal(
     await store.insertEntries([
       e('org.a/x', '1.0.0'),
-      e('org.a/y', '1.0.0', { tags: ['Vegan'] }),
+      e('org.a/y', '1.0.0', { tags: ['Végan'] }),
       e('org.a/z', '1.0.0', { kind: 'device' }),
     ]),
     2,
   );
   const q = async (query: Partial<Parameters<SqliteRegistryStore['search']>[0]>) =>
     (await store.search({ limit: 100, ...query })).map((x) => x.name);
-  t.same(await q({ q: '"100%"' }), ['org.a/x'], 'quotes and % are literal');
-  t.same(await q({ q: '%' }), ['org.a/x'], 'a short q with LIKE wildcards is literal');
-  t.same(await q({ q: 'of_' }), ['org.a/x']);
-  t.same(await q({ q: 'VEGAN' }), ['org.a/y'], 'tags are searched, case-insensitively');
+  t.same(await q({ q: '"100%"' }), ['org.a/x'], 'quotes and % are not query syntax');
+  t.same(await q({ q: '%' }), [], 'a q without words matches nothing');
+  t.same(await q({ q: 'of_' }), ['org.a/x'], 'underscore is part of a word');
+  t.same(await q({ q: 'he SAID' }), ['org.a/x'], 'every word must match, in any case');
+  t.same(await q({ q: 'he sung' }), [], 'every word must match');
+  t.same(await q({ q: 'org.a/' }), ['org.a/z', 'org.a/y', 'org.a/x'], 'a namespace prefix');
+  t.same(await q({ q: 'NOT OR AND' }), [], 'FTS operators are plain words');
+  t.same(await q({ q: 'VEGAN' }), ['org.a/y'], 'tags are searched, case- and accent-insensitively');
   t.same(await q({ kind: 'device' }), ['org.a/z']);
   t.same(await q({}), ['org.a/z', 'org.a/y', 'org.a/x']);
   t.same(await q({ limit: 2 }), ['org.a/z', 'org.a/y']);

@@ -1,7 +1,7 @@
 /**
  * The SQLite registry store (better-sqlite3, WAL). Entries keep their full JSON document plus the columns
- * search needs; a trigram FTS5 table answers `q` as a case-insensitive substring match over name,
- * description and tags. Rows are never deleted: a status change rewrites the status, a deletion leaves a
+ * search needs; an FTS5 table answers `q`: every word of `q` must begin a word of the name, description or
+ * tags (case- and accent-insensitive), so `ov` finds `oven` and `org.example/pa` finds `org.example/pack`. Rows are never deleted: a status change rewrites the status, a deletion leaves a
  * tombstone, and the (name, version) primary key keeps every pair from being published twice.
  */
 import Database from 'better-sqlite3';
@@ -30,7 +30,8 @@ const migrations = new MigrationRegistry().add(idempotencyMigration, {
         UNIQUE (name, version));
       CREATE INDEX registry_entries_kind ON registry_entries (kind, seq);
       CREATE INDEX registry_entries_status ON registry_entries (status, seq);
-      CREATE VIRTUAL TABLE registry_entries_fts USING fts5 (search, tokenize = 'trigram');
+      CREATE VIRTUAL TABLE registry_entries_fts USING fts5 (
+        search, tokenize = "unicode61 remove_diacritics 2 tokenchars '_'", prefix = '1 2 3');
       CREATE TABLE registry_directory (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, doc TEXT NOT NULL);
       CREATE TABLE registry_recalls (seq INTEGER PRIMARY KEY AUTOINCREMENT, doc TEXT NOT NULL);
       CREATE TABLE registry_challenges (
@@ -53,13 +54,14 @@ function namespaceOf(name: string): string {
   return name.split('/')[0] ?? '';
 }
 
-/** FTS5 phrase literal for a search string: double quotes doubled. */
-function phrase(q: string): string {
-  return `"${q.replace(/"/g, '""')}"`;
-}
-
-function likePattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** The FTS5 query for a search string: each word as a prefix term, all required; null when `q` has no words. */
+export function ftsQuery(q: string): string | null {
+  const words = q
+    .normalize('NFKC')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}_]+/u)
+    .filter((w) => w !== '');
+  return words.length === 0 ? null : words.map((w) => `"${w}"*`).join(' ');
 }
 
 export class SqliteRegistryStore implements RegistryStore {
@@ -144,16 +146,15 @@ export class SqliteRegistryStore implements RegistryStore {
     const args: unknown[] = [];
     let from = 'registry_entries e';
     let order = 'e.seq DESC';
-    const q = query.q?.trim().toLowerCase() ?? '';
-    if (q.length >= 3) {
-      // Drive the query from the trigram index, newest rowid first, so a broad match stops at the limit.
-      from = 'registry_entries_fts f JOIN registry_entries e ON e.seq = f.rowid';
+    if (query.q !== undefined && query.q.trim() !== '') {
+      const match = ftsQuery(query.q);
+      if (match === null) return [];
+      // Drive the query from the text index, newest rowid first (CROSS JOIN fixes the loop order), so a broad
+      // match stops as soon as the limit is reached.
+      from = 'registry_entries_fts f CROSS JOIN registry_entries e ON e.seq = f.rowid';
       where.push('registry_entries_fts MATCH ?');
-      args.push(phrase(q));
+      args.push(match);
       order = 'f.rowid DESC';
-    } else if (q.length > 0) {
-      where.push("e.search LIKE ? ESCAPE '\\'");
-      args.push(likePattern(q));
     }
     if (query.kind !== undefined) {
       where.push('e.kind = ?');
