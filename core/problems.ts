@@ -42,6 +42,9 @@ export const problemCatalog = {
   'idempotency-key-in-flight': { status: 409, title: 'Request with this Idempotency-Key is still in progress' },
   'namespace-proof-failed': { status: 422, title: 'Namespace proof failed' },
   'unknown-recipe': { status: 404, title: 'Recipe not known to this device' },
+  'authorization-pending': { status: 400, title: 'Pairing not yet approved' },
+  'pairing-expired': { status: 400, title: 'Pairing expired or already used' },
+  'pairing-denied': { status: 403, title: 'Pairing was rejected' },
   'internal-error': { status: 500, title: 'Internal error' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, ProblemType>;

@@ -7,6 +7,7 @@ import { registerCatalog } from './catalog.js';
 import { registerConformance } from './conformance.js';
 import { registerDocuments } from './documents.js';
 import { registerIndex } from './index-cmd.js';
+import { registerPair } from './pair.js';
 import { registerRegistry } from './registry.js';
 import { registerRig } from './rig.js';
 import { registerStart } from './start.js';
@@ -17,6 +18,7 @@ export type RegisterCommand = (program: Command) => void;
 export const commands: RegisterCommand[] = [
   registerStart,
   registerToken,
+  registerPair,
   registerIndex,
   registerCatalog,
   registerConformance,

@@ -1,0 +1,22 @@
+/**
+ * The hub's own recipes as a searchable catalog, reusing the index's pure search and match code
+ * (services/index: entry facts, the typo/accent/Arabic-tolerant SearchIndex, matchKitchen, planPreview).
+ * Recalls come from the executor's recalls table: a recalled revision never matches.
+ */
+import { type Json, recipeFacts } from '../../services/index/entry.js';
+import { SearchIndex } from '../../services/index/search.js';
+import type { RecallItem } from '../../services/index/sources.js';
+import type { Catalog } from '../../services/index/store.js';
+import type { RecipeCatalog } from '../config/recipes.js';
+
+export function hubCatalog(recipes: RecipeCatalog, recalled: (id: string, hash: string) => boolean): Catalog {
+  const docs = new Map<string, Json>();
+  const facts = recipes.list().map((e) => {
+    docs.set(e.id, e.doc);
+    return recipeFacts({ ...e.doc, id: e.id, hash: e.hash });
+  });
+  const recalls: RecallItem[] = facts
+    .filter((f) => recalled(f.id, f.hash))
+    .map((f) => ({ id: f.id, hash: f.hash, severity: 'block', message: 'recalled' }));
+  return { version: 'hub', docs, facts, search: new SearchIndex(facts), recalls };
+}

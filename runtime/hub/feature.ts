@@ -1,0 +1,71 @@
+/**
+ * The hub as a feature of the `hearth start` process (after the core feature): its tables, the session service
+ * following the executor, the REST routes under `/svc/v1`, pairing, the e-stop and safety routes, the hub MCP
+ * server and the agent card. `app.use(hubFeature())` adds it.
+ */
+import type { AppContext, Feature } from '../app/context.js';
+import { mountHubMcp } from '../mcp/server.js';
+import type { HubMcpDeps } from '../mcp/tools.js';
+import { registerPairingRoutes } from '../pairing/routes.js';
+import { PairingStore, pairingMigration } from '../pairing/store.js';
+import { registerAgentCard } from './agent-card.js';
+import { hubCatalog } from './catalog.js';
+import { KitchenService } from './kitchen.js';
+import { registerKitchenRoutes } from './kitchen-routes.js';
+import { registerSessionRoutes } from './routes.js';
+import { registerSafetyRoutes, type SafetyDeps } from './safety-routes.js';
+import { SessionService } from './sessions.js';
+import { hubMigration } from './store.js';
+import { SCOPES } from './types.js';
+
+export interface Hub {
+  sessions: SessionService;
+  kitchen: KitchenService;
+  pairing: PairingStore;
+  safety: SafetyDeps;
+}
+
+export function hubFeature(opts: { onReady?: (hub: Hub) => void } = {}): Feature {
+  let sessions: SessionService | undefined;
+  let closeMcp: (() => Promise<void>) | undefined;
+  return {
+    name: 'hub',
+    migrations: [hubMigration, pairingMigration],
+    start(ctx: AppContext) {
+      const now = () => ctx.clock.now();
+      sessions = new SessionService({
+        db: ctx.db,
+        bus: ctx.bus,
+        now,
+        executor: ctx.executor,
+        supervisor: ctx.supervisor,
+        recipes: ctx.recipes,
+        device: ctx.device,
+        log: ctx.log.child({ component: 'hub' }),
+      });
+      sessions.open();
+      const kitchen = new KitchenService(ctx.db, now);
+      const pairing = new PairingStore(ctx.db, ctx.tokens, Date.now, SCOPES);
+      const safety: SafetyDeps = { supervisor: ctx.supervisor, bus: ctx.bus, now, stopAll: (m) => ctx.executor.stopAll(m) };
+      registerSessionRoutes(ctx.http, sessions);
+      registerKitchenRoutes(ctx.http, kitchen);
+      registerSafetyRoutes(ctx.http, safety);
+      registerPairingRoutes(ctx.http, pairing, SCOPES);
+      registerAgentCard(ctx.http, () => ctx.baseUrl());
+      const deps: HubMcpDeps = {
+        sessions,
+        kitchen,
+        catalog: () => hubCatalog(ctx.recipes, (id, hash) => ctx.executor.recalls.blocking(id, hash) !== undefined),
+        capabilities: ctx.device.capabilities,
+        safety,
+        now,
+      };
+      closeMcp = mountHubMcp(ctx.http, deps);
+      opts.onReady?.({ sessions, kitchen, pairing, safety });
+    },
+    async stop() {
+      sessions?.close();
+      await closeMcp?.();
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * Hub REST for the kitchen's records: inventory (GET `read`, PATCH `inventory`), order intents (POST
+ * `order:create`, GET `read`, approve: a person's token with `order:create` or `admin`), notifications
+ * (`notify`) and the operating mode (GET `read`, PUT `admin`).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Principal } from '../../platform/http/auth.js';
+import type { InventoryPatch, KitchenService, OrderLine } from './kitchen.js';
+import { MODES } from './kitchen.js';
+import { PREFIX } from './routes.js';
+
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 100 } } } as const;
+const text = (max: number) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
+
+export const inventoryPatchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    upsert: {
+      type: 'array',
+      maxItems: 200,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'quantity', 'unit'],
+        properties: {
+          id: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' },
+          name: text(100),
+          quantity: { type: 'number', minimum: 0, maximum: 1e6 },
+          unit: text(20),
+          expires: { type: 'string', format: 'date', maxLength: 10 },
+        },
+      },
+    },
+    remove: { type: 'array', maxItems: 200, items: text(64) },
+  },
+} as const;
+
+export const orderSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['lines'],
+  properties: {
+    lines: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['item', 'quantity', 'unit'],
+        properties: {
+          item: text(100),
+          quantity: { type: 'number', exclusiveMinimum: 0, maximum: 1e6 },
+          unit: text(20),
+          note: { type: 'string', maxLength: 300 },
+        },
+      },
+    },
+    note: { type: 'string', maxLength: 500 },
+  },
+} as const;
+
+export const notifySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['audience', 'urgency', 'message'],
+  properties: {
+    audience: { enum: ['household', 'cook', 'admin', 'everyone'] },
+    urgency: { enum: ['low', 'normal', 'high', 'critical'] },
+    message: {
+      type: 'object',
+      minProperties: 1,
+      maxProperties: 30,
+      additionalProperties: { type: 'string', maxLength: 1000 },
+      propertyNames: { pattern: '^[a-zA-Z]{2,3}(-[A-Za-z0-9]{2,8})*$' },
+    },
+  },
+} as const;
+
+export const modeSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['mode'],
+  properties: { mode: { enum: [...MODES] } },
+} as const;
+
+type Id = { Params: { id: string } };
+
+function who(p: Principal | null): Principal {
+  if (!p) throw new Error('unreachable: scope checked');
+  return p;
+}
+
+export function registerKitchenRoutes(http: FastifyInstance, k: KitchenService): void {
+  http.get(`${PREFIX}/inventory`, { config: { scope: 'read' } }, async () => k.inventory());
+  http.patch(
+    `${PREFIX}/inventory`,
+    { config: { scope: 'inventory', idempotency: 'optional' }, schema: { body: inventoryPatchSchema } },
+    async (req) => k.patchInventory(req.body as InventoryPatch),
+  );
+
+  http.post(
+    `${PREFIX}/orders`,
+    { config: { scope: 'order:create', idempotency: 'required' }, schema: { body: orderSchema } },
+    async (req, reply) => {
+      const b = req.body as { lines: OrderLine[]; note?: string };
+      const order = k.createOrder(b.lines, b.note, who(req.principal));
+      return reply.code(201).header('location', `${PREFIX}/orders/${order.id}`).send(order);
+    },
+  );
+  http.get(`${PREFIX}/orders`, { config: { scope: 'read' } }, async () => ({ items: k.orders() }));
+  http.get<Id>(`${PREFIX}/orders/:id`, { config: { scope: 'read' }, schema: { params: idParams } }, async (req) => k.order(req.params.id));
+  http.post<Id>(
+    `${PREFIX}/orders/:id/approve`,
+    { config: { scope: ['order:create', 'admin'], idempotency: 'required' }, schema: { params: idParams } },
+    async (req) => k.approveOrder(req.params.id, who(req.principal)),
+  );
+
+  http.post(
+    `${PREFIX}/notify`,
+    { config: { scope: 'notify', idempotency: 'required' }, schema: { body: notifySchema } },
+    async (req, reply) =>
+      reply
+        .code(202)
+        .send(k.notify(req.body as { audience: string; urgency: string; message: Record<string, string> }, who(req.principal))),
+  );
+
+  http.get(`${PREFIX}/mode`, { config: { scope: 'read' } }, async () => k.mode());
+  http.put(`${PREFIX}/mode`, { config: { scope: 'admin', idempotency: 'optional' }, schema: { body: modeSchema } }, async (req) =>
+    k.setMode((req.body as { mode: string }).mode),
+  );
+}

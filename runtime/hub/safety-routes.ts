@@ -1,0 +1,104 @@
+/**
+ * Emergency stop and safety state (spec §5, semantics §8). `POST /svc/v1/safety/estop` works with any valid
+ * token whatever its scopes (the physical button works with none: the supervisor watches it): heat is cut on
+ * every heater through the supervisor before the body is even read, the stop latches, and a `safety` event
+ * (kind `estop`, action `heat_off_all`) goes on the bus. `GET /svc/v1/safety` shows the latched state, the trip
+ * and what to check; `POST /svc/v1/safety/reset` clears it and only a person's token may.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Principal } from '../../platform/http/auth.js';
+import { ProblemError } from '../../platform/http/problems.js';
+import type { EventBus } from '../events/bus.js';
+import type { SafetySupervisor, SafetyTrip } from '../supervisor/types.js';
+import { PREFIX } from './routes.js';
+
+export interface SafetyDeps {
+  supervisor: Pick<SafetySupervisor, 'cutAll' | 'reset' | 'status'>;
+  bus: EventBus;
+  now: () => number;
+  /** Stop whatever the executor runs (used when the stop was already latched). */
+  stopAll(message: string): void;
+}
+
+/** Any valid token, whatever its scopes. */
+export function requireToken(req: FastifyRequest): Principal {
+  if (!req.principal) {
+    const presented = req.headers.authorization !== undefined;
+    throw new ProblemError(
+      'unauthorized',
+      presented ? 'the bearer token is unknown, revoked or malformed' : 'this request needs a bearer token',
+      {},
+      {
+        'WWW-Authenticate': presented ? 'Bearer realm="hearth", error="invalid_token"' : 'Bearer realm="hearth"',
+      },
+    );
+  }
+  return req.principal;
+}
+
+/** Cut every heater, latch, and make sure a `safety` estop event goes out (the supervisor emits it on the first latch). */
+export function emergencyStop(d: SafetyDeps, reason: string, by: string): SafetyTrip {
+  const wasLatched = d.supervisor.status().latched;
+  const message = `emergency stop by ${by}: ${reason}`.slice(0, 500);
+  const trip = d.supervisor.cutAll('estop', message);
+  if (wasLatched) {
+    d.stopAll(message);
+    d.bus.emit('safety', { kind: 'estop', trip, action: 'heat_off_all', message, at: new Date(d.now()).toISOString() });
+  }
+  return trip;
+}
+
+export function safetyState(d: SafetyDeps) {
+  const s = d.supervisor.status();
+  return {
+    latched: s.latched,
+    ...(s.trip ? { trip: s.trip, hint: s.trip.hint } : {}),
+    heaters: Object.fromEntries(Object.entries(s.heaters).map(([id, h]) => [id, { power: h.power }])),
+  };
+}
+
+type Stopped = FastifyRequest & { estop?: SafetyTrip };
+
+export function registerSafetyRoutes(http: FastifyInstance, d: SafetyDeps): void {
+  http.post(
+    `${PREFIX}/safety/estop`,
+    {
+      config: { idempotency: 'optional' },
+      schema: { body: { type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: 300 } } } },
+      // The stop happens here, after the token check and before the body is read or validated.
+      onRequest: async (req) => {
+        const p = requireToken(req);
+        (req as Stopped).estop = emergencyStop(d, 'requested over the hub API', `${p.kind} ${p.name}`);
+      },
+    },
+    async (req, reply) => {
+      const reason = (req.body as { reason?: string } | undefined)?.reason;
+      return reply
+        .code(202)
+        .send({ accepted: true, action: 'heat_off_all', ...(reason ? { reason } : {}), ...safetyState(d), trip: (req as Stopped).estop });
+    },
+  );
+
+  http.get(`${PREFIX}/safety`, { config: { scope: 'read' } }, async () => safetyState(d));
+
+  http.post(
+    `${PREFIX}/safety/reset`,
+    {
+      config: { idempotency: 'required' },
+      schema: { body: { type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: 300 } } } },
+    },
+    async (req) => {
+      const p = requireToken(req);
+      if (p.kind !== 'human') throw new ProblemError('not-human-approver', 'only a person’s token can reset a safety stop');
+      if (!d.supervisor.status().latched) return safetyState(d);
+      if (!d.supervisor.reset(`${p.name} (${p.id})`)) {
+        throw new ProblemError(
+          'conflict',
+          'the safety stop cannot be reset yet: release the emergency-stop button once the area is safe',
+          safetyState(d),
+        );
+      }
+      return safetyState(d);
+    },
+  );
+}

@@ -1,0 +1,24 @@
+/** A Standard Schema (what the MCP SDK's registerTool and registerPrompt take) from a plain JSON Schema, checked by ajv. */
+import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+type AddFormats = (ajv: Ajv) => Ajv;
+const formatsExport = addFormatsModule as unknown as AddFormats & { default?: AddFormats };
+const addFormats: AddFormats = typeof formatsExport.default === 'function' ? formatsExport.default : formatsExport;
+const ajv = addFormats(new Ajv({ allErrors: false, strict: false }));
+
+export function jsonSchema<T>(schema: Record<string, unknown>): StandardSchemaWithJSON<T, T> {
+  const check = ajv.compile(schema);
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'hearth',
+      validate: (value: unknown) =>
+        check(value)
+          ? { value: value as T }
+          : { issues: (check.errors ?? []).map((e) => ({ message: `${e.instancePath || '/'} ${e.message ?? 'is invalid'}` })) },
+      jsonSchema: { input: () => schema, output: () => schema },
+    },
+  };
+}

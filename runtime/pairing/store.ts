@@ -1,0 +1,205 @@
+/**
+ * Pairing, in the style of the OAuth device grant (RFC 8628). An agent (or a person's app) asks to pair with
+ * `{name, kind, scopes}` and gets a short user code to show a person plus a polling secret; a person approves
+ * the code on the hub (`hearth pair approve CODE`), possibly with fewer scopes, or rejects it; the agent polls
+ * with its secret and receives its bearer token exactly once. Only hashes of polling secrets are stored, and
+ * the token itself is created at the poll that delivers it, so no secret rests in the store.
+ */
+import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import type { PrincipalKind, TokenStore } from '../../platform/http/auth.js';
+import type { Migration } from '../../platform/sqlite/migrations.js';
+
+export const pairingMigration: Migration = {
+  id: 'pairing.1',
+  up(db) {
+    db.exec(`CREATE TABLE pair_requests (
+      id TEXT PRIMARY KEY, user_code TEXT NOT NULL UNIQUE, poll_hash TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+      kind TEXT NOT NULL, scopes TEXT NOT NULL, state TEXT NOT NULL, created_at INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL, granted_scopes TEXT, granted_kind TEXT, decided_by TEXT, decided_at INTEGER,
+      token_id TEXT, last_poll INTEGER)`);
+  },
+};
+
+/** How long a person has to approve (RFC 8628 `expires_in`). */
+export const PAIRING_TTL_MS = 10 * 60 * 1000;
+/** Seconds an agent waits between polls (RFC 8628 `interval`). */
+export const POLL_INTERVAL_S = 5;
+/** RFC 8628 §6.1: consonants only, no look-alikes; 8 characters shown as XXXX-XXXX. */
+const CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
+
+export type PairState = 'pending' | 'approved' | 'denied' | 'issued';
+
+export interface PairRequest {
+  id: string;
+  userCode: string;
+  name: string;
+  kind: PrincipalKind;
+  scopes: string[];
+  state: PairState | 'expired';
+  createdAt: string;
+  expiresAt: string;
+  grantedScopes?: string[];
+  grantedKind?: PrincipalKind;
+  decidedBy?: string;
+  decidedAt?: string;
+  tokenId?: string;
+}
+
+export class PairingError extends Error {
+  constructor(
+    readonly why: 'unknown' | 'expired' | 'decided' | 'bad_scope',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PairingError';
+  }
+}
+
+interface Row {
+  id: string;
+  user_code: string;
+  name: string;
+  kind: PrincipalKind;
+  scopes: string;
+  state: PairState;
+  created_at: number;
+  expires_at: number;
+  granted_scopes: string | null;
+  granted_kind: PrincipalKind | null;
+  decided_by: string | null;
+  decided_at: number | null;
+  token_id: string | null;
+}
+
+const hash = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** `bcdf-ghjk`, `BCDFGHJK` and `BCDF GHJK` all name `BCDF-GHJK`. */
+export function normalizeCode(code: string): string {
+  const c = code.toUpperCase().replace(/[\s-]/g, '');
+  return c.length === 8 ? `${c.slice(0, 4)}-${c.slice(4)}` : c;
+}
+
+export type PollResult =
+  | { kind: 'pending' }
+  | { kind: 'denied' }
+  | { kind: 'expired' }
+  | { kind: 'unknown' }
+  | { kind: 'issued'; token: string; tokenId: string; scopes: string[]; principalKind: PrincipalKind; name: string };
+
+export class PairingStore {
+  constructor(
+    private readonly db: Database,
+    private readonly tokens: TokenStore,
+    private readonly now: () => number = Date.now,
+    private readonly allowedScopes: readonly string[] = [],
+  ) {}
+
+  private view(r: Row): PairRequest {
+    const expired = r.state === 'pending' && r.expires_at <= this.now();
+    return {
+      id: r.id,
+      userCode: r.user_code,
+      name: r.name,
+      kind: r.kind,
+      scopes: JSON.parse(r.scopes) as string[],
+      state: expired ? 'expired' : r.state,
+      createdAt: new Date(r.created_at).toISOString(),
+      expiresAt: new Date(r.expires_at).toISOString(),
+      ...(r.granted_scopes ? { grantedScopes: JSON.parse(r.granted_scopes) as string[] } : {}),
+      ...(r.granted_kind ? { grantedKind: r.granted_kind } : {}),
+      ...(r.decided_by ? { decidedBy: r.decided_by } : {}),
+      ...(r.decided_at !== null ? { decidedAt: new Date(r.decided_at).toISOString() } : {}),
+      ...(r.token_id ? { tokenId: r.token_id } : {}),
+    };
+  }
+
+  private checkScopes(scopes: string[]): string[] {
+    const out = [...new Set(scopes.map((s) => s.trim()).filter((s) => s !== ''))];
+    if (out.length === 0) throw new PairingError('bad_scope', 'at least one scope is needed');
+    const bad = this.allowedScopes.length > 0 ? out.filter((s) => !this.allowedScopes.includes(s)) : [];
+    if (bad.length > 0) throw new PairingError('bad_scope', `unknown scope ${bad.join(', ')}; known: ${this.allowedScopes.join(', ')}`);
+    return out;
+  }
+
+  start(req: { name: string; kind: PrincipalKind; scopes: string[] }): {
+    userCode: string;
+    pollSecret: string;
+    expiresIn: number;
+    interval: number;
+    id: string;
+  } {
+    const scopes = this.checkScopes(req.scopes);
+    const pollSecret = `hps_${randomBytes(32).toString('base64url')}`;
+    const now = this.now();
+    const id = `pair-${randomUUID()}`;
+    for (let attempt = 0; ; attempt++) {
+      let code = '';
+      for (let i = 0; i < 8; i++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+      const userCode = normalizeCode(code);
+      try {
+        this.db
+          .prepare(
+            'INSERT INTO pair_requests (id, user_code, poll_hash, name, kind, scopes, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          )
+          .run(id, userCode, hash(pollSecret), req.name, req.kind, JSON.stringify(scopes), 'pending', now, now + PAIRING_TTL_MS);
+        return { userCode, pollSecret, expiresIn: PAIRING_TTL_MS / 1000, interval: POLL_INTERVAL_S, id };
+      } catch (err) {
+        if (attempt > 5 || !String((err as Error).message).includes('UNIQUE')) throw err;
+      }
+    }
+  }
+
+  list(): PairRequest[] {
+    return (this.db.prepare('SELECT * FROM pair_requests ORDER BY created_at DESC, id LIMIT 200').all() as Row[]).map((r) => this.view(r));
+  }
+
+  private pending(code: string): Row {
+    const row = this.db.prepare('SELECT * FROM pair_requests WHERE user_code = ?').get(normalizeCode(code)) as Row | undefined;
+    if (!row) throw new PairingError('unknown', `no pairing request with code ${normalizeCode(code)}`);
+    if (row.state !== 'pending')
+      throw new PairingError('decided', `pairing ${row.user_code} was already ${row.state === 'issued' ? 'approved' : row.state}`);
+    if (row.expires_at <= this.now()) throw new PairingError('expired', `pairing ${row.user_code} expired; the agent must ask again`);
+    return row;
+  }
+
+  /** A person approves; `scopes` and `kind` override what was asked for. */
+  approve(code: string, by: string, opts: { scopes?: string[]; kind?: PrincipalKind } = {}): PairRequest {
+    const row = this.pending(code);
+    const scopes = this.checkScopes(opts.scopes ?? (JSON.parse(row.scopes) as string[]));
+    const kind = opts.kind ?? row.kind;
+    this.db
+      .prepare(
+        "UPDATE pair_requests SET state = 'approved', granted_scopes = ?, granted_kind = ?, decided_by = ?, decided_at = ? WHERE id = ?",
+      )
+      .run(JSON.stringify(scopes), kind, by, this.now(), row.id);
+    return this.byId(row.id);
+  }
+
+  reject(code: string, by: string): PairRequest {
+    const row = this.pending(code);
+    this.db.prepare("UPDATE pair_requests SET state = 'denied', decided_by = ?, decided_at = ? WHERE id = ?").run(by, this.now(), row.id);
+    return this.byId(row.id);
+  }
+
+  private byId(id: string): PairRequest {
+    return this.view(this.db.prepare('SELECT * FROM pair_requests WHERE id = ?').get(id) as Row);
+  }
+
+  /** The agent polls with its secret; an approved request yields its token once. */
+  poll(pollSecret: string): PollResult {
+    return this.db.transaction((): PollResult => {
+      const row = this.db.prepare('SELECT * FROM pair_requests WHERE poll_hash = ?').get(hash(pollSecret)) as Row | undefined;
+      if (!row) return { kind: 'unknown' };
+      this.db.prepare('UPDATE pair_requests SET last_poll = ? WHERE id = ?').run(this.now(), row.id);
+      if (row.state === 'denied') return { kind: 'denied' };
+      if (row.state === 'issued') return { kind: 'expired' };
+      if (row.state === 'pending') return row.expires_at <= this.now() ? { kind: 'expired' } : { kind: 'pending' };
+      const scopes = JSON.parse(row.granted_scopes ?? row.scopes) as string[];
+      const principalKind = row.granted_kind ?? row.kind;
+      const { token, info } = this.tokens.create({ name: row.name, scopes, kind: principalKind });
+      this.db.prepare("UPDATE pair_requests SET state = 'issued', token_id = ? WHERE id = ?").run(info.id, row.id);
+      return { kind: 'issued', token, tokenId: info.id, scopes, principalKind, name: row.name };
+    })();
+  }
+}
