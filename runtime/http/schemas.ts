@@ -74,7 +74,7 @@ export const incidentReportSchema = {
     deviceModel: short(200),
     recipe: globalRef,
     safetyLimitsFired: { type: 'array', maxItems: 50, items: short(100) },
-    description: { type: 'string', maxLength: 4000 },
+    description: { type: 'string', minLength: 1, maxLength: 4000 },
     contributingFactors: {
       type: 'array',
       maxItems: 9,
