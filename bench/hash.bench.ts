@@ -9,6 +9,23 @@ import { canonicalize, parseJson } from '../core/canonical.js';
 import { documentHash } from '../core/hash.js';
 import { report, throughput } from './stats.js';
 
+/** Operations per CPU-second (user + system time of this process), over `rounds` rounds of about `ms` ms. */
+function perCpuSecond(fn: () => void, rounds = 5, ms = 1000): number[] {
+  const out: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const start = performance.now();
+    const cpu0 = process.cpuUsage();
+    let n = 0;
+    while (performance.now() - start < ms) {
+      for (let i = 0; i < 50; i++) fn();
+      n += 50;
+    }
+    const cpu = process.cpuUsage(cpu0);
+    out.push((n * 1e6) / (cpu.user + cpu.system));
+  }
+  return out;
+}
+
 const candidates = [
   '../examples/recipes/koshari.svc.json',
   '../examples/koshari.svc.json',
@@ -24,6 +41,13 @@ if (path === undefined) {
   report(
     'documentHash(koshari)',
     throughput(() => documentHash(doc), 5, 1000),
+    'hashes/s',
+    '≥ 5,000/s',
+  );
+  // On a shared, busy machine wall-clock rates understate the code; operations per CPU-second of this process do not.
+  report(
+    'documentHash(koshari) per CPU-second',
+    perCpuSecond(() => documentHash(doc)),
     'hashes/s',
     '≥ 5,000/s',
   );

@@ -40,6 +40,18 @@ function writeString(s: string): string {
   return JSON.stringify(s);
 }
 
+// Documents repeat a small set of member names; their written form (`"name":`) is kept, up to a bound.
+const keyCache = new Map<string, string>();
+
+function writeKey(k: string): string {
+  let w = keyCache.get(k);
+  if (w === undefined) {
+    w = `${writeString(k)}:`;
+    if (keyCache.size < 4096) keyCache.set(k, w);
+  }
+  return w;
+}
+
 /** Keys in UTF-16 code unit order. Insertion sort for the small objects documents are made of, else Array#sort. */
 function sortedKeys(obj: object): string[] {
   const a = Object.keys(obj);
@@ -83,7 +95,7 @@ function writeFast(v: unknown, depth: number): string {
       for (let i = 0; i < keys.length; i++) {
         const k = keys[i] as string;
         if (i > 0) out += ',';
-        out += `${writeString(k)}:${writeFast(v[k], depth + 1)}`;
+        out += `${writeKey(k)}${writeFast(v[k], depth + 1)}`;
       }
       return `${out}}`;
     }
