@@ -120,10 +120,10 @@ t.test('SSE: explicit Last-Event-ID (position or event id), session filter, scop
   t.match(r4.type, /^application\/problem\+json/);
   const r5 = await read('/svc/v1/events?types=task', auth, 0);
   t.equal(r5.status, 400);
-  t.match(r5.body.detail, /not a type prefix/);
+  t.match(r5.body?.detail, /not a type prefix/);
   const r6 = await read('/svc/v1/events', { ...auth, 'Last-Event-ID': 'nope' }, 0);
   t.equal(r6.status, 400);
-  t.match(r6.body.detail, /not a journalled event/);
+  t.match(r6.body?.detail, /not a journalled event/);
 });
 
 t.test('WebSocket feed: CloudEvent frames, filters, resume with after', async (t) => {
