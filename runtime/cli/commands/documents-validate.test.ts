@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -6,6 +6,7 @@ import { runCli } from '../../../test-support/cli.js';
 import { detectType } from './documents-check.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hearth-check-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string, body: unknown) => {
   const p = join(dir, name);
   writeFileSync(p, typeof body === 'string' ? body : JSON.stringify(body));
