@@ -106,3 +106,18 @@ if (hasShared) {
     }
   });
 }
+
+t.test('end conditions on the envelope medium sensor stay inside the band', async (t) => {
+  const r = recipe(
+    { op: 'cw.op.deep_fry', params: { oilTempC: 175 }, until: { all: [{ sensor: 'cw.sense.oil_temp', gte: 210 }] } },
+    { op: 'cw.op.simmer', until: { any: [{ sensor: 'cw.sense.liquid_temp', lte: '95' }, { vision: 'cw.sense.lentils_soft' }] } },
+    { op: 'cw.op.boil', until: { any: [{ sensor: 'cw.sense.liquid_temp', gte: 98 }] } },
+    { op: 'cw.op.bake', until: { all: [{ sensor: 'cw.sense.core_temp', gte: 71 }] } },
+    { op: 'cw.op.heat', until: { all: [{ sensor: 'cw.sense.oil_temp', gte: 170 }] } },
+  );
+  t.same(
+    validateRecipeSemantics(r).map((i) => i.path),
+    ['/process/nodes/0/until/all/0/gte', '/process/nodes/1/until/any/0/lte'],
+    'a core probe on a bake step or an oil probe on a pan step is not the envelope medium',
+  );
+});

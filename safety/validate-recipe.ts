@@ -62,6 +62,7 @@ export function validateRecipeSemantics(recipe: unknown): ValidationIssue[] {
       add(`${at}/op`, `${n.op} is not executable: only a V0 recipe may carry it (this one claims ${show(level)})`);
     }
     checkParams(n.params, `${at}/params`, n.op, op.envelope?.tempC, op.envelope?.pressureKPa, op.envelope?.medium, add);
+    if (op.envelope?.tempC) checkUntil(n.until, `${at}/until`, n.op, op.envelope.medium, op.envelope.tempC, add);
   });
 
   if (typeof recipe.hash === 'string') {
@@ -125,4 +126,47 @@ function checkParams(
 export function validateRecipe(recipe: unknown): ValidationOutcome {
   const issues = [...validate.recipe(recipe).issues, ...validateRecipeSemantics(recipe)];
   return { valid: issues.length === 0, issues };
+}
+
+/** The sensor that reads each envelope medium directly. */
+const MEDIUM_SENSOR: Record<string, string> = {
+  oil: 'cw.sense.oil_temp',
+  water: 'cw.sense.liquid_temp',
+  pan_surface: 'cw.sense.pan_surface_temp',
+  air: 'cw.sense.oven_temp',
+  steam: 'cw.sense.chamber_temp',
+  radiant: 'cw.sense.grill_temp',
+};
+
+const COMPARISONS = ['gte', 'gt', 'lte', 'lt', 'eq'] as const;
+
+/**
+ * End conditions on the sensor of the envelope's own medium must name thresholds inside the band: a step that
+ * ends when the oil reaches 210 °C would take deep frying out of its envelope (or never end).
+ */
+function checkUntil(
+  until: unknown,
+  at: string,
+  op: string,
+  medium: string,
+  band: Band,
+  add: (path: string, message: string) => void,
+): void {
+  const sensor = MEDIUM_SENSOR[medium];
+  if (!isObject(until) || sensor === undefined) return;
+  for (const group of ['all', 'any'] as const) {
+    const list = until[group];
+    if (!Array.isArray(list)) continue;
+    list.forEach((c, i) => {
+      if (!isObject(c) || c.sensor !== sensor) return;
+      for (const cmp of COMPARISONS) {
+        if (c[cmp] === undefined) continue;
+        const path = `${at}/${group}/${i}/${cmp}`;
+        const v = c[cmp];
+        if (typeof v !== 'number' || !Number.isFinite(v)) add(path, `the ${sensor} threshold must be a number of °C, not ${show(v)}`);
+        else if (v < band.min || v > band.max)
+          add(path, `the ${sensor} threshold ${v} °C is outside the ${op} envelope ${band.min}–${band.max} °C`);
+      }
+    });
+  }
 }
