@@ -196,6 +196,17 @@ t.test('raising a limit is refused and reported; tightening is accepted', async 
   t.equal(s.sup.effectiveMax('fryer', { op: 'cw.op.deep_fry', medium: 'oil' })?.maxC, 200, 'unchanged');
   const tighter = { ...pack, limits: pack.limits.map((l) => (l.id === 'oil.max_temp' ? { ...l, max: 190 } : l)) };
   t.equal(s.sup.attemptLimitChange(tighter, 'admin').accepted, true);
+  const dropped = { ...tighter, limits: tighter.limits.filter((l) => l.id !== 'pan.max_surface') };
+  t.equal(s.sup.attemptLimitChange(pack, 'admin').accepted, false, 'going back to 200 °C after 190 °C is a raise');
+  t.equal(s.sup.attemptLimitChange(dropped, 'admin').accepted, true, 'leaving a limit out of a proposal does not remove it');
+  t.equal(s.sup.effectiveMax('pan', { op: 'cw.op.saute', medium: 'pan_surface' })?.limitId, 'pan.max_surface');
+  const weaker = {
+    ...pack,
+    limits: [{ id: 'pan.max_surface', kind: 'max_temp', max: 280, unit: 'degC', appliesTo: { medium: 'pan_surface' }, action: 'alert' }],
+  };
+  t.equal(s.sup.attemptLimitChange(weaker, 'flow').accepted, false, 'a weaker action is a loosening');
+  t.equal(s.sup.attemptLimitChange({ limits: 'none' } as unknown as typeof pack, 'x').accepted, false, 'malformed');
+  t.match(s.safety.at(-1)?.message, /not a SafetyLimits document/);
   t.equal(s.sup.effectiveMax('fryer', { op: 'cw.op.deep_fry', medium: 'oil' })?.maxC, 190);
 });
 

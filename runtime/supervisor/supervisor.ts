@@ -8,11 +8,11 @@ import { randomUUID } from 'node:crypto';
 import type { Clock, HeaterOutput, Rig, TemperatureReading } from '../../drivers/types.js';
 import { hasWatchdogTargets } from '../../drivers/watchdog-targets.js';
 import type { DetectorTrip } from '../../safety/detectors/types.js';
-import { checkLimitChange, mergeLimits } from '../../safety/limits.js';
 import type { SafetyLimits } from '../../safety/types.js';
 import type { EventBus } from '../events/bus.js';
 import { CHECK_DEFAULTS, type CheckParams, type HeaterView, SampleChecks } from './checks.js';
 import { type EffectiveMax, effectiveMaxFor } from './effective-limits.js';
+import { reviewLimitChange } from './limit-change.js';
 import type { HeatGrant, HeatRequest, SafetySupervisor, SafetyTrip, SupervisorStatus, TripReason } from './types.js';
 import { createWatchdog, type Watchdog } from './watchdog.js';
 
@@ -252,17 +252,12 @@ class SupervisorImpl implements Supervisor {
   }
 
   attemptLimitChange(proposed: SafetyLimits, by: string): LimitChangeResult {
-    const current = mergeLimits(this.limitSets);
-    const verdict = checkLimitChange(current, {
-      ...proposed,
-      limits: [...current.limits.filter((l) => !proposed.limits?.some((p) => p.id === l.id)), ...(proposed.limits ?? [])],
-    });
-    if (!verdict.ok) {
-      const what = verdict.raised.map((r) => `${r.id} (${r.what ?? 'max'} ${r.from} → ${r.to})`).join(', ');
-      const message = `refused a request by ${by} to loosen safety limits: ${what}`;
-      this.log({ event: 'limit_raise_refused', by, raised: verdict.raised });
+    const review = reviewLimitChange(this.limitSets, proposed);
+    if (!review.ok) {
+      const message = `refused a request by ${by} to change safety limits: ${review.message}`;
+      this.log({ event: 'limit_raise_refused', by, raised: review.raised, message });
       this.ctx.bus.emit('safety', { kind: 'limit_raise_refused', action: 'none', message, at: this.iso() });
-      return { accepted: false, refused: verdict.raised };
+      return { accepted: false, refused: review.raised };
     }
     this.limitSets = [...this.limitSets, proposed];
     this.log({ event: 'limits_tightened', by, id: proposed.id });
