@@ -64,7 +64,7 @@ export function registerSafetyRoutes(http: FastifyInstance, d: SafetyDeps): void
     `${PREFIX}/safety/estop`,
     {
       config: { idempotency: 'optional' },
-      schema: { body: { type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: 300 } } } },
+      // No body schema: an e-stop is never refused for its body (none, or `{reason}`).
       // The stop happens here, after the token check and before the body is read or validated.
       onRequest: async (req) => {
         const p = requireToken(req);
@@ -72,7 +72,8 @@ export function registerSafetyRoutes(http: FastifyInstance, d: SafetyDeps): void
       },
     },
     async (req, reply) => {
-      const reason = (req.body as { reason?: string } | undefined)?.reason;
+      const raw = (req.body as { reason?: unknown } | undefined)?.reason;
+      const reason = typeof raw === 'string' ? raw.slice(0, 300) : undefined;
       return reply
         .code(202)
         .send({ accepted: true, action: 'heat_off_all', ...(reason ? { reason } : {}), ...safetyState(d), trip: (req as Stopped).estop });
