@@ -88,3 +88,25 @@ if (hasShared) {
     }
   });
 }
+
+t.test('readings are taken in time order', async (t) => {
+  const shuffled = [
+    { t: 60, tempC: 99 },
+    { t: 0, tempC: 60 },
+    { t: 30, tempC: 90 },
+  ];
+  t.equal(checkTemperature({ op: 'cw.op.simmer', readings: shuffled }).reason, 'left_envelope', 'sorted: 90 then 99 leaves the band');
+  const iso = [
+    { t: '2026-10-05T12:01:00Z', tempC: 90 },
+    { t: '2026-10-05T12:00:00Z', tempC: 99 },
+  ];
+  // In time order the 99 °C reading comes first, before the band is reached, so it is warm-up; in the order given
+  // it would have left the band.
+  t.equal(checkTemperature({ op: 'cw.op.simmer', readings: iso }).reason, 'ok');
+  t.equal(checkTemperature({ op: 'cw.op.simmer', readings: [iso[1], iso[0]] as typeof iso }).reason, 'ok');
+  const mixed = [
+    { t: 'later', tempC: 90 },
+    { t: 0, tempC: 99 },
+  ];
+  t.equal(checkTemperature({ op: 'cw.op.simmer', readings: mixed }).reason, 'left_envelope', 'unreadable times keep the given order');
+});

@@ -35,6 +35,29 @@ function inBand(v: number, b: Band): boolean {
   return Number.isFinite(v) && v >= b.min && v <= b.max;
 }
 
+/** Milliseconds or seconds of a reading's `t`: a number as is, an RFC 3339 string as epoch ms; NaN otherwise. */
+function timeOf(t: unknown): number {
+  if (typeof t === 'number') return t;
+  return typeof t === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(t) ? Date.parse(t) : Number.NaN;
+}
+
+/** The readings sorted by `t` when every `t` is readable and of one type; otherwise in the order given. */
+function inTimeOrder<R extends { t: unknown }>(readings: readonly R[]): readonly R[] {
+  if (readings.length < 2) return readings;
+  const kind = typeof readings[0]?.t;
+  const times = readings.map((r) => (typeof r?.t === kind ? timeOf(r.t) : Number.NaN));
+  if (times.some((x) => !Number.isFinite(x))) return readings;
+  for (let i = 1; i < times.length; i++) {
+    if ((times[i] as number) < (times[i - 1] as number)) {
+      return readings
+        .map((r, j) => ({ r, at: times[j] as number }))
+        .sort((a, b) => a.at - b.at)
+        .map((x) => x.r);
+    }
+  }
+  return readings;
+}
+
 export function checkTemperature(input: {
   op: string;
   readings: { t: number | string; tempC: number }[];
@@ -47,7 +70,9 @@ export function checkTemperature(input: {
   const target = input.target ?? null;
   if (target !== null && !inBand(target.value, band)) return { envelopeOk: false, targetOk: false, reason: 'target_outside_envelope' };
   // A non-numeric reading (a string, null, NaN) is never in band: fail closed.
-  const temps = (Array.isArray(input.readings) ? input.readings : []).map((r) => (typeof r?.tempC === 'number' ? r.tempC : Number.NaN));
+  const temps = inTimeOrder(Array.isArray(input.readings) ? input.readings : []).map((r) =>
+    typeof r?.tempC === 'number' ? r.tempC : Number.NaN,
+  );
   const first = temps.findIndex((v) => inBand(v, band));
   if (first < 0) return { envelopeOk: false, targetOk: target === null ? null : false, reason: 'never_reached_envelope' };
   let envelopeOk = true;
