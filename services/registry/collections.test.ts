@@ -1,5 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { documentHash } from '../../core/hash.js';
+import { readRecalls, readTrustFile } from '../index/sources.js';
+import { exportDocuments } from './documents.js';
 import { entry, idemKey, recipe, sha, startHarness } from './testing/fixtures.js';
 
 t.test('recipe collections: fetched from an allowed base, hash-checked, envelope-checked', async (t) => {
@@ -81,4 +86,69 @@ t.test('recipe collections: fetched from an allowed base, hash-checked, envelope
   t.equal(refused.status, 422, 'publish runs the same checks');
   const pub = await h.call('POST', '/v1/registry/publish', { body: coll(good), token, key: idemKey() });
   t.equal(pub.status, 201);
+});
+
+t.test('recalling a collection names its recipes, and the index build accepts the exported recalls', async (t) => {
+  const h = await startHarness();
+  t.teardown(() => h.close());
+  const token = await h.prove('org.example');
+  const soup = recipe('lentil-soup', 90);
+  const text = JSON.stringify({ recipes: [soup, recipe('rice-pudding', 88)] });
+  h.web.set('/collections/home.json', text);
+  const body = entry('org.example/home', '1.0.0', {
+    kind: 'recipe_collection',
+    url: h.web.url('/collections/home.json'),
+    sha256: sha(text),
+    'x-recipes': [{ id: 'forged', hash: 'x' }],
+  });
+  const pub = await h.call('POST', '/v1/registry/publish', { body, token, key: idemKey() });
+  t.equal(pub.status, 201);
+  t.same(
+    pub.body['x-recipes'],
+    [
+      { id: 'lentil-soup', hash: documentHash(soup) },
+      { id: 'rice-pudding', hash: documentHash(recipe('rice-pudding', 88)) },
+    ],
+    'the registry records what the collection holds, not what the publisher claims',
+  );
+  const plain = await h.call('POST', '/v1/registry/publish', {
+    body: entry('org.example/rules', '1.0.0', { 'x-recipes': [{ id: 'forged', hash: 'x' }] }),
+    token,
+    key: idemKey(),
+  });
+  t.notOk('x-recipes' in plain.body, 'only collections carry recipes');
+
+  const rec = await h.call('PATCH', '/v1/registry/entries/org.example/home/status', {
+    body: { status: 'recalled', message: 'Undercooked lentils' },
+    token,
+    key: idemKey(),
+  });
+  t.same(rec.body.recall.targets, [
+    { ref: 'lentil-soup', hash: documentHash(soup) },
+    { ref: 'rice-pudding', hash: documentHash(recipe('rice-pudding', 88)) },
+  ]);
+  await h.call('PATCH', '/v1/registry/entries/org.example/rules/status', { body: { status: 'recalled' }, token, key: idemKey() });
+
+  const out = mkdtempSync(join(tmpdir(), 'registry-export-'));
+  t.teardown(() => rmSync(out, { recursive: true, force: true }));
+  const files = await exportDocuments(h.reg.ctx, out);
+  t.same(files.map((f) => f.slice(out.length)).sort(), [
+    '/v1/directory.json',
+    '/v1/recalls.json',
+    '/v1/recalls/rc-000001.json',
+    '/v1/registry-keys.json',
+    '/v1/registry.json',
+  ]);
+  const trust = readTrustFile(join(out, 'v1', 'registry-keys.json'));
+  const recalls = readRecalls(join(out, 'v1', 'recalls'), trust);
+  t.same(
+    recalls.map((r) => r.items),
+    [
+      [
+        { id: 'lentil-soup', severity: 'high', message: 'Undercooked lentils', hash: documentHash(soup) },
+        { id: 'rice-pudding', severity: 'high', message: 'Undercooked lentils', hash: documentHash(recipe('rice-pudding', 88)) },
+      ],
+    ],
+  );
+  t.throws(() => readRecalls(join(out, 'v1', 'recalls'), []), /signature check failed/, 'and only with the registry key');
 });

@@ -18,7 +18,11 @@ export interface DocumentSource {
   registry: string;
 }
 
-/** Build the signed Recall document for entries that became `recalled`. */
+/**
+ * Build the signed Recall document for entries that became `recalled`. `entries` names the registry entries;
+ * `targets` names the recipes of recalled recipe collections (`ref` = recipe id, `hash` = that revision), in
+ * the form an index reads recall targets, so `hearth index build --recalls` can take the exported files.
+ */
 export function recallDocument(
   src: Pick<DocumentSource, 'key' | 'registry'>,
   entries: RegistryEntry[],
@@ -33,7 +37,8 @@ export function recallDocument(
     seq,
     issuedAt: at,
     issuer: src.registry,
-    targets: entries.map((e) => ({ ref: `${e.name}@${e.version}`, name: e.name, version: e.version, sha256: e.sha256, url: e.url })),
+    entries: entries.map((e) => ({ name: e.name, version: e.version, kind: e.kind, sha256: e.sha256, url: e.url })),
+    targets: entries.flatMap((e) => (e['x-recipes'] ?? []).map((r) => ({ ref: r.id, hash: r.hash }))),
     severity: 'high',
     reason: 'publisher_recall',
     action: 'block_and_stop_running',
@@ -85,16 +90,25 @@ export class Documents {
   }
 }
 
-/** Write v1/registry.json, v1/directory.json and v1/recalls.json under `outDir`. Returns the paths written. */
+/**
+ * Write v1/registry.json, v1/directory.json, v1/recalls.json and v1/registry-keys.json under `outDir`, and
+ * each recall that names recipes as v1/recalls/<id>.json (the folder `hearth index build --recalls` reads).
+ * Returns the paths written.
+ */
 export async function exportDocuments(src: DocumentSource, outDir: string): Promise<string[]> {
   const docs = new Documents(src);
   const dir = join(outDir, 'v1');
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(join(dir, 'recalls'), { recursive: true });
   const files: [string, string][] = [
     ['registry.json', await docs.registry()],
     ['directory.json', await docs.directory()],
     ['recalls.json', await docs.recallFeed()],
+    ['registry-keys.json', JSON.stringify({ svc: REGISTRY_SPEC_VERSION, keys: [publicRecord(src.key)] })],
   ];
+  for (const r of await src.store.recalls(0)) {
+    const targets = r.doc.targets;
+    if (Array.isArray(targets) && targets.length > 0) files.push([join('recalls', `${String(r.doc.id)}.json`), JSON.stringify(r.doc)]);
+  }
   return files.map(([name, text]) => {
     const path = join(dir, name);
     writeFileSync(path, `${text}\n`);

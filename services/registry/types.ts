@@ -21,6 +21,8 @@ export interface RegistryEntry {
   publishedAt: string;
   /** The last status change: when (for a tombstone, when it was deleted), and the publisher's message. */
   'x-status'?: { changedAt: string; message?: string };
+  /** For a recipe collection: the id and document hash of each recipe it held when published. */
+  'x-recipes'?: { id: string; hash: string }[];
   [extra: string]: unknown;
 }
 

@@ -6,7 +6,7 @@
  * the envelope checks. Issues carry JSON pointers into the submitted entry.
  */
 import { parseJson } from '../../core/canonical.js';
-import { sha256Hex } from '../../core/hash.js';
+import { documentHash, sha256Hex } from '../../core/hash.js';
 import { checkRegistryName, checkRegistryVersion } from '../../core/registry-names.js';
 import { recipeProblems, recipesOf } from './recipe-check.js';
 import { directoryEntrySchemaIssues, registryEntrySchemaIssues } from './schemas.js';
@@ -58,7 +58,29 @@ async function namespaceIssue(ns: string, ctx: EntryCheckContext, path: string):
   return { code: 'namespace_unproven', path, message: `the namespace ${ns} has not been proven on this registry` };
 }
 
-async function collectionIssues(doc: Record<string, unknown>, ctx: EntryCheckContext): Promise<ValidationIssue[]> {
+/** A recipe a collection holds, as the registry records it (pointers only: id and document hash). */
+export interface RecipeRef {
+  id: string;
+  hash: string;
+}
+
+/** Most recipes a collection may list. */
+export const MAX_COLLECTION_RECIPES = 5000;
+
+function recipeRef(r: unknown): RecipeRef | null {
+  if (!isObject(r) || typeof r.id !== 'string') return null;
+  try {
+    return { id: r.id, hash: documentHash(r) };
+  } catch {
+    return null;
+  }
+}
+
+async function collectionIssues(
+  doc: Record<string, unknown>,
+  ctx: EntryCheckContext,
+  found: { recipes?: RecipeRef[] },
+): Promise<ValidationIssue[]> {
   const got = await ctx.fetchCollection(doc.url as string);
   if (!got.ok) return [{ code: 'semantics', path: '/url', message: got.message }];
   const issues: ValidationIssue[] = [];
@@ -79,6 +101,13 @@ async function collectionIssues(doc: Record<string, unknown>, ctx: EntryCheckCon
       { code: 'semantics', path: '/url', message: 'the collection holds no recipes (expected an array, {"recipes": [...]} or one recipe)' },
     ];
   }
+  if (recipes.length > MAX_COLLECTION_RECIPES) {
+    return [
+      ...issues,
+      { code: 'semantics', path: '/url', message: `the collection holds ${recipes.length} recipes; at most ${MAX_COLLECTION_RECIPES}` },
+    ];
+  }
+  found.recipes = recipes.map(recipeRef).filter((x): x is RecipeRef => x !== null);
   recipes.forEach((r, i) => {
     const id = isObject(r) && typeof r.id === 'string' ? r.id : `#${i}`;
     for (const p of recipeProblems(r)) {
@@ -88,8 +117,15 @@ async function collectionIssues(doc: Record<string, unknown>, ctx: EntryCheckCon
   return issues;
 }
 
-/** Run every publish check on a submitted registry entry. */
-export async function validateRegistryEntry(doc: unknown, ctx: EntryCheckContext): Promise<ValidationResult> {
+/**
+ * Run every publish check on a submitted registry entry. For a recipe collection, `found.recipes` receives
+ * the id and hash of each recipe it holds (the registry records them so a recall can name the recipes).
+ */
+export async function validateRegistryEntry(
+  doc: unknown,
+  ctx: EntryCheckContext,
+  found: { recipes?: RecipeRef[] } = {},
+): Promise<ValidationResult> {
   if (!isObject(doc)) return { valid: false, issues: [{ code: 'schema', path: '', message: 'a registry entry must be a JSON object' }] };
   const issues: ValidationIssue[] = registryEntrySchemaIssues(doc);
   const name = doc.name;
@@ -128,7 +164,7 @@ export async function validateRegistryEntry(doc: unknown, ctx: EntryCheckContext
     }
   }
   const schemaOk = !issues.some((i) => i.code === 'schema');
-  if (doc.kind === 'recipe_collection' && schemaOk) issues.push(...(await collectionIssues(doc, ctx)));
+  if (doc.kind === 'recipe_collection' && schemaOk) issues.push(...(await collectionIssues(doc, ctx, found)));
   return { valid: issues.length === 0, issues };
 }
 

@@ -94,7 +94,12 @@ t.test('walkthrough: serve, prove, publish, deprecate, recall, delete, export', 
   );
   const feed = await get('/v1/recalls.json');
   t.equal(feed.recalls.length, 1);
-  t.match(feed.recalls[0], { id: 'rc-000001', targets: [{ ref: 'org.example/pack@1.1.0' }], detail: 'Wrong oil limit' });
+  t.match(feed.recalls[0], {
+    id: 'rc-000001',
+    entries: [{ name: 'org.example/pack', version: '1.1.0' }],
+    targets: [],
+    detail: 'Wrong oil limit',
+  });
   t.equal(verifyDocument(feed.recalls[0], feed.keys, { kind: 'Recall' }).reason, 'ok');
 
   const out = join(dir, 'public');

@@ -247,8 +247,8 @@ export const checks: Check[] = [
       expect((await lookup(r))['1.1.0']?.status === 'recalled', 'status must be recalled');
       const feed = await r.http.send('GET', '/v1/recalls.json');
       expectStatus(feed, 200, 'recall feed');
-      const hit = (feed.body?.recalls ?? []).some((x: { targets?: { name?: string; version?: string }[] }) =>
-        (x.targets ?? []).some((t) => t.name === r.name && t.version === '1.1.0'),
+      const hit = (feed.body?.recalls ?? []).some((x: { entries?: { name?: string; version?: string }[] }) =>
+        (x.entries ?? []).some((t) => t.name === r.name && t.version === '1.1.0'),
       );
       expect(hit, 'the recalled version is not in /v1/recalls.json');
       expect(

@@ -4,7 +4,7 @@ import { checkRegistryVersion } from '../../../core/registry-names.js';
 import { ProblemError } from '../../../platform/http/problems.js';
 import { recallDocument } from '../documents.js';
 import { ENTRY_STATUSES, type EntryStatus, type RegistryEntry, type SearchQuery } from '../types.js';
-import { namespaceCovered, namespaceOf, validateRegistryEntry } from '../validate.js';
+import { namespaceCovered, namespaceOf, type RecipeRef, validateRegistryEntry } from '../validate.js';
 import { checkContext, objectBody, type RegistryContext, requireToken, tokenFor, tokenOf } from './context.js';
 
 export const DEFAULT_SEARCH_LIMIT = 100;
@@ -99,7 +99,8 @@ export function registerRegistryRoutes(app: FastifyInstance, ctx: RegistryContex
 
   app.post('/v1/registry/publish', { onRequest: auth, config: { idempotency: 'required' } }, async (req, reply) => {
     const token = tokenFor(req);
-    const result = await validateRegistryEntry(req.body, checkContext(ctx, token, { skipDuplicate: true }));
+    const found: { recipes?: RecipeRef[] } = {};
+    const result = await validateRegistryEntry(req.body, checkContext(ctx, token, { skipDuplicate: true }), found);
     if (!result.valid) return reply.code(422).send(result);
     const doc = req.body as Record<string, unknown>;
     const name = doc.name as string;
@@ -108,6 +109,9 @@ export function registerRegistryRoutes(app: FastifyInstance, ctx: RegistryContex
     const entry: RegistryEntry = { ...(doc as RegistryEntry), status: 'active', publishedAt: now };
     if (proof) entry.verification = { method: proof.method, verifiedAt: proof.verifiedAt, by: ctx.registry };
     else delete entry.verification;
+    // The recipes a collection holds are recorded by the registry, never taken from the publisher.
+    if (found.recipes) entry['x-recipes'] = found.recipes;
+    else delete entry['x-recipes'];
     if ((await ctx.store.insertEntry(entry)) === 'exists') {
       throw new ProblemError('conflict', `${name} ${entry.version} already exists; a name and version are never reused`, {
         name,

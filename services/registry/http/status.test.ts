@@ -74,7 +74,11 @@ t.test('status changes, tombstones, search and the signed recall feed', async (t
   t.equal(rec.status, 200);
   t.equal(rec.body.updated.length, 2, 'all versions when version is omitted');
   t.match(rec.body.recall, { kind: 'Recall', seq: 1, severity: 'high', detail: 'Wrong oil limit', issuer: h.url });
-  t.same(rec.body.recall.targets.map((x: { ref: string }) => x.ref).sort(), ['org.example/pack@1.0.0', 'org.example/pack@1.1.0']);
+  t.same(rec.body.recall.entries.map((x: { name: string; version: string }) => `${x.name}@${x.version}`).sort(), [
+    'org.example/pack@1.0.0',
+    'org.example/pack@1.1.0',
+  ]);
+  t.same(rec.body.recall.targets, [], 'a rule pack names no recipes');
   const again = await patch({ status: 'recalled' });
   t.same(again.body.updated, [], 'already recalled: nothing changes');
   t.notOk('recall' in again.body, 'and no second recall');
