@@ -102,6 +102,7 @@ t.test('requestHeat clamps the target, honours the recipe narrowing and refuses 
   t.equal(s.sim.snapshot().heaters.fryer, 0);
   t.equal(s.sup.requestHeat({ ...fry, heater: 'nope' }).granted, false);
   t.equal(s.sup.requestHeat({ ...fry, power: Number.NaN }).granted, false);
+  t.equal(s.sup.requestHeat(null as unknown as HeatRequest).granted, false, 'a malformed request is refused, not a crash');
   t.equal(s.sup.requestHeat({ ...fry, owner: 'exec-2' }).granted, true);
   t.equal(s.sup.requestHeat({ ...fry, owner: 'exec-3' }).granted, false, 'someone else holds the lease');
 });

@@ -121,6 +121,9 @@ class SupervisorImpl implements Supervisor {
   }
 
   requestHeat(req: HeatRequest): HeatGrant {
+    if (typeof req !== 'object' || req === null || typeof req.heater !== 'string') {
+      return { granted: false, power: 0, reason: 'a heat request needs a heater id' };
+    }
     const h = this.heater(req.heater);
     const refuse = (reason: string, extra: Partial<HeatGrant> = {}): HeatGrant => {
       this.log({ event: 'heat_refused', heater: req.heater, owner: req.owner, reason });
@@ -309,8 +312,11 @@ class SupervisorImpl implements Supervisor {
         });
       }
       const trip = this.checks.run(readings, views, now);
-      if (trip && !this.trip)
-        this.latch({ ...trip, action: views.find((v) => v.limit.limitId === trip.subject)?.limit.action ?? 'cut_heat' });
+      if (trip && !this.trip) {
+        // Whatever a limit's declared action, crossing it here always cuts heat; stop_all is kept when declared.
+        const declared = views.find((v) => v.limit.limitId === trip.subject)?.limit.action;
+        this.latch({ ...trip, action: declared === 'stop_all' ? 'stop_all' : 'cut_heat' });
+      }
       for (const r of readings) {
         const s = this.ctx.rig.sensors.get(r.sensor);
         this.ctx.bus.emit('telemetry', {
