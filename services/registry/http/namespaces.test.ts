@@ -53,6 +53,8 @@ t.test('namespace proof over HTTP: dns, well-known, oidc, and token scope', asyn
   t.match(steal.body.detail, /speaks for io.github.alice, not io.github.bob/);
   t.equal((await h.call('POST', '/v1/namespaces/io.github.alice/challenge', { body: { method: 'dns' } })).status, 400);
   t.equal((await h.call('POST', '/v1/namespaces/Not_A_Namespace/challenge', { body: { method: 'dns' } })).status, 400);
+  const ip = await h.call('POST', '/v1/namespaces/1.0.0.127/challenge', { body: { method: 'well-known' } });
+  t.equal(ip.status, 400, 'a namespace that names an IP address is refused');
   t.equal((await h.call('POST', '/v1/namespaces/org.example/challenge', { body: { method: 'carrier-pigeon' } })).status, 400);
 
   const pub = await h.call('POST', '/v1/registry/publish', {

@@ -40,9 +40,12 @@ export function domainOf(namespace: string): string {
   return namespace.split('.').reverse().join('.');
 }
 
-/** A namespace is the part of a valid name before the slash. */
+/**
+ * A namespace is the part of a valid name before the slash. Its first label is the domain's top-level label,
+ * which must hold a letter: `1.0.0.127` would send the registry's proof requests to an IP address.
+ */
 export function isValidNamespace(ns: string): boolean {
-  return checkRegistryName(`${ns}/x`) === null;
+  return checkRegistryName(`${ns}/x`) === null && /[a-z]/.test(ns.split('.')[0] ?? '');
 }
 
 export function newTokenSecret(): string {
