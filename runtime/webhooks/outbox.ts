@@ -1,0 +1,155 @@
+/**
+ * The webhook outbox: every event matching a subscription becomes a row in SQLite first, then a POST. A failed
+ * attempt (network error, timeout, any non-2xx) is retried with exponential backoff — doubling from `baseMs`,
+ * capped at `capMs`, with jitter (a random point in the upper half of the delay) — until 24 hours after the event,
+ * when the delivery is marked failed. Rows survive a restart: a new outbox on the same store resumes them.
+ * `runDue()` does one pass (tests drive it with a fake clock); `start()` keeps passing on real timers.
+ */
+import { matchesTypes } from './match.js';
+import { deliveryHeaders } from './sign.js';
+import type { Delivery, WebhookStore } from './store.js';
+
+export interface OutboxOptions {
+  store: WebhookStore;
+  now?: () => number;
+  /** In [0, 1): jitter source (default Math.random). */
+  random?: () => number;
+  /** First retry delay (default 1 s). */
+  baseMs?: number;
+  /** Longest delay between attempts (default 1 h). */
+  capMs?: number;
+  /** Give up this long after the event (default 24 h). */
+  retryForMs?: number;
+  /** Per-attempt timeout (default 10 s). */
+  timeoutMs?: number;
+  /** Deliveries in flight at once (default 8). */
+  concurrency?: number;
+  /** The HTTP client (default global fetch). */
+  fetch?: typeof fetch;
+  log?: (level: 'info' | 'warn', msg: string, detail?: Record<string, unknown>) => void;
+}
+
+export const DAY_MS = 86_400_000;
+
+export class WebhookOutbox {
+  private readonly inFlight = new Set<number>();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private passing: Promise<number> | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly o: OutboxOptions) {
+    this.now = o.now ?? Date.now;
+  }
+
+  /** Queue an event for every subscription whose type prefixes match it. */
+  enqueue(event: { id: string; type: string }, body: string): number {
+    const subs = this.o.store.all().filter((s) => matchesTypes(event.type, s.types));
+    this.o.store.enqueue(
+      subs.map((s) => s.id),
+      event.id,
+      body,
+    );
+    if (subs.length > 0 && this.running) this.kick();
+    return subs.length;
+  }
+
+  /** The delay before retry number `attempt` (1 = the first retry). */
+  backoff(attempt: number): number {
+    const base = this.o.baseMs ?? 1000;
+    const cap = this.o.capMs ?? 3_600_000;
+    const d = Math.min(cap, base * 2 ** Math.min(attempt - 1, 40));
+    return Math.round(d / 2 + (this.o.random ?? Math.random)() * (d / 2));
+  }
+
+  /** Deliver everything due now (concurrently, up to the limit); resolves with how many attempts were made. */
+  async runDue(): Promise<number> {
+    const limit = this.o.concurrency ?? 8;
+    let attempts = 0;
+    const workers: Promise<void>[] = [];
+    const next = () => this.o.store.due(1, this.inFlight)[0];
+    const work = async () => {
+      for (let d = next(); d; d = next()) {
+        this.inFlight.add(d.id);
+        try {
+          await this.attempt(d);
+          attempts++;
+        } finally {
+          this.inFlight.delete(d.id);
+        }
+      }
+    };
+    for (let i = 0; i < limit; i++) workers.push(work());
+    await Promise.all(workers);
+    return attempts;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.passing;
+  }
+
+  private kick(): void {
+    if (!this.running || this.passing) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.passing = this.runDue()
+      .catch((err) => {
+        this.o.log?.('warn', 'webhook pass failed', { err: String(err) });
+        return 0;
+      })
+      .finally(() => {
+        this.passing = undefined;
+        this.schedule();
+      });
+  }
+
+  private schedule(): void {
+    if (!this.running) return;
+    const due = this.o.store.nextDue();
+    const wait = due === undefined ? 5000 : Math.max(0, Math.min(5000, due - this.now()));
+    this.timer = setTimeout(() => this.kick(), wait);
+    this.timer.unref();
+  }
+
+  private async attempt(d: Delivery): Promise<void> {
+    const at = this.now();
+    let status: number | null = null;
+    let error: string;
+    try {
+      const res = await (this.o.fetch ?? fetch)(d.url, {
+        method: 'POST',
+        headers: deliveryHeaders(d.secret, d.eventId, d.body, new Date(at)),
+        body: d.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.o.timeoutMs ?? 10_000),
+      });
+      status = res.status;
+      await res.arrayBuffer().catch(() => undefined);
+      if (status >= 200 && status < 300) {
+        this.o.store.delivered(d.id, status);
+        return;
+      }
+      error = `receiver answered HTTP ${status}`;
+    } catch (err) {
+      error = (err as Error).name === 'TimeoutError' ? 'timed out' : `cannot reach the receiver (${(err as Error).message})`;
+    }
+    const retryAt = this.now() + this.backoff(d.attempts + 1);
+    const giveUp = retryAt - d.createdAt > (this.o.retryForMs ?? DAY_MS);
+    this.o.store.failed(d.id, error, status, giveUp ? undefined : retryAt);
+    this.o.log?.('warn', giveUp ? 'webhook delivery failed for good' : 'webhook delivery failed, will retry', {
+      subscription: d.subscriptionId,
+      event: d.eventId,
+      attempts: d.attempts + 1,
+      error,
+    });
+  }
+}
