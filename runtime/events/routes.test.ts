@@ -81,7 +81,8 @@ t.test('SSE: explicit Last-Event-ID (position or event id), session filter, scop
   const read = async (path: string, headers: Record<string, string>, want: number) => {
     const ac = new AbortController();
     const res = await fetch(`${base}${path}`, { headers, signal: ac.signal });
-    if (res.status !== 200) return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as { detail: string } };
+    if (res.status !== 200)
+      return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as { detail: string } };
     const reader = res.body!.getReader();
     let text = '';
     while ((text.match(/^data: /gm) ?? []).length < want) text += new TextDecoder().decode((await reader.read()).value);
