@@ -62,7 +62,7 @@ export function testRecipesDir(): string {
   return dir;
 }
 
-export async function startHub(opts: { dataDir?: string; recipes?: string } = {}): Promise<TestHub> {
+export async function startHub(opts: { dataDir?: string; recipes?: string; beforeStart?: (app: App) => void } = {}): Promise<TestHub> {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 16, 0, 0));
   const config: HearthConfig = {
     ...defaultConfig(),
@@ -81,6 +81,7 @@ export async function startHub(opts: { dataDir?: string; recipes?: string } = {}
   });
   let hub: Hub | undefined;
   app.use(hubFeature({ onReady: (h) => (hub = h) }));
+  opts.beforeStart?.(app);
   const url = await app.start();
   if (!hub) throw new Error('the hub feature did not start');
   const call: TestHub['call'] = async (method, path, o = {}) => {
