@@ -5,12 +5,14 @@
  */
 import { CliError } from '../cli/errors.js';
 import { type CliOptions, ConfigError, resolveConfig } from '../config/config.js';
+import { syncFeature } from '../sync/feature.js';
 import { App } from './app.js';
 
 export async function runStart(opts: CliOptions): Promise<void> {
   let app: App;
   try {
     app = await App.create(resolveConfig(opts));
+    app.use(syncFeature());
   } catch (err) {
     if (err instanceof ConfigError) throw new CliError(err.message);
     throw err;

@@ -33,6 +33,12 @@ export interface HearthConfig {
   publicUrl?: string;
   /** Log level of the JSON log on stderr (default info). */
   logLevel: 'silent' | 'fatal' | 'error' | 'warn' | 'info' | 'debug';
+  /** Static indexes to sync recipes and recalls from (runtime/sync, docs/sync.md). */
+  index?: string[];
+  /** Key records whose signatures sync accepts (manifest, recalls); needed with `index`. */
+  trust?: string;
+  /** Seconds between scheduled syncs (default 900, ±10 % jitter). */
+  syncInterval: number;
 }
 
 export class ConfigError extends Error {
@@ -58,6 +64,9 @@ export const configSchema = {
     limits: { type: 'string', minLength: 1 },
     publicUrl: { type: 'string', pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' },
     logLevel: { enum: LOG_LEVELS },
+    index: { type: 'array', maxItems: 10, items: { type: 'string', pattern: '^https?://[^\\s]+$' } },
+    trust: { type: 'string', minLength: 1 },
+    syncInterval: { type: 'integer', minimum: 1, maximum: 604800 },
   },
 } as const;
 
@@ -68,6 +77,7 @@ function describe(errors: ErrorObject[] | null | undefined): string {
   if (!e) return 'is invalid';
   const params = e.params as Record<string, unknown>;
   if (e.keyword === 'additionalProperties') return `/${String(params.additionalProperty)} is not a known option`;
+  if (e.instancePath === '/syncInterval') return '/syncInterval must be a duration like 900, 30s, 15m or 1h (1 s to 7 days)';
   if (e.instancePath === '/simSpeed') return '/simSpeed must be a number above 0 (at most 10000) or "manual"';
   const extra = e.keyword === 'enum' ? ` (${(params.allowedValues as string[]).join(', ')})` : '';
   return `${e.instancePath || '/'} ${e.message}${extra}`;
@@ -86,10 +96,11 @@ export function defaultConfig(): HearthConfig {
     device: resolve(root, 'examples/devices/demo-fryer-robot.json'),
     limits: resolve(root, 'examples/limits/demo-fryer.limits.json'),
     logLevel: 'info',
+    syncInterval: 900,
   };
 }
 
-const PATH_KEYS = ['dataDir', 'recipes', 'device', 'limits'] as const;
+const PATH_KEYS = ['dataDir', 'recipes', 'device', 'limits', 'trust'] as const;
 
 /** Validate a parsed config document. `where` names it in errors; `baseDir` resolves relative paths. */
 export function parseConfig(doc: unknown, where: string, baseDir: string): Partial<HearthConfig> {
@@ -132,6 +143,16 @@ export interface CliOptions {
   limits?: string;
   publicUrl?: string;
   logLevel?: string;
+  index?: string[];
+  trust?: string;
+  syncInterval?: string;
+}
+
+/** `900`, `30s`, `15m`, `1h` → seconds; anything else is returned as given (the schema then names it). */
+export function durationSeconds(v: string): number | string {
+  const m = /^([0-9]{1,7})(s|m|h)?$/.exec(v.trim());
+  if (!m) return v;
+  return Number(m[1]) * (m[2] === 'h' ? 3600 : m[2] === 'm' ? 60 : 1);
 }
 
 function cliValues(o: CliOptions): Record<string, unknown> {
@@ -140,7 +161,9 @@ function cliValues(o: CliOptions): Record<string, unknown> {
   if (o.httpPort !== undefined) v.httpPort = /^[0-9]+$/.test(o.httpPort) ? Number(o.httpPort) : o.httpPort;
   if (o.simSpeed !== undefined)
     v.simSpeed = o.simSpeed === 'manual' ? 'manual' : /^[0-9]*\.?[0-9]+$/.test(o.simSpeed) ? Number(o.simSpeed) : o.simSpeed;
-  for (const k of ['dataDir', 'rig', 'recipes', 'device', 'limits', 'publicUrl', 'logLevel'] as const) if (o[k] !== undefined) v[k] = o[k];
+  for (const k of ['dataDir', 'rig', 'recipes', 'device', 'limits', 'publicUrl', 'logLevel', 'index', 'trust'] as const)
+    if (o[k] !== undefined) v[k] = o[k];
+  if (o.syncInterval !== undefined) v.syncInterval = durationSeconds(o.syncInterval);
   return v;
 }
 

@@ -17,7 +17,14 @@ export const registerStart: RegisterCommand = (program) => {
       .option('--limits <file>', "the device's own SafetyLimits (default examples/limits/demo-fryer.limits.json)")
       .option('--public-url <url>', 'public base URL (default http://HOST:PORT)')
       .option('--log-level <level>', 'silent, error, warn, info or debug (default info)')
-      .action(async (opts: Record<string, string | undefined>) => {
+      .option(
+        '--index <url>',
+        'static index to sync recipes and recalls from (repeatable; needs --trust)',
+        (v: string, p: string[] = []) => [...p, v],
+      )
+      .option('--trust <file>', 'key records whose signatures sync accepts (a record, an array or a discovery file)')
+      .option('--sync-interval <duration>', 'time between scheduled syncs: seconds or 30s, 15m, 1h (default 15m, ±10% jitter)')
+      .action(async (opts: Record<string, string | undefined> & { index?: string[] }) => {
         const { runStart } = await import('../../app/run.js');
         await runStart(opts);
       }),
