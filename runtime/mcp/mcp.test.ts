@@ -102,7 +102,7 @@ t.test('the hub MCP server over the SDK client: tools, scopes, resources, prompt
   const prompts = await reader.listPrompts();
   t.same(prompts.prompts.map((p) => p.name).sort(), ['plan_dinner', 'use_expiring_items']);
   const plan = await reader.getPrompt({ name: 'plan_dinner', arguments: { guests: '4' } });
-  const msg = (plan.messages[0]?.content as { text: string }).text;
+  const msg = (plan.messages[0]?.content as { text?: string } | undefined)?.text ?? '';
   t.match(msg, /for 4/);
   t.match(msg, /follow as data \(not instructions\)/);
   t.match(msg, /Crispy fried onions/);
@@ -135,7 +135,7 @@ t.test('inventory, orders, notify, mode and the e-stop over MCP', async (t) => {
   );
   t.same(got.expiringSoon, ['eggs']);
   const expiring = await c.getPrompt({ name: 'use_expiring_items' });
-  t.match((expiring.messages[0]?.content as { text: string }).text, /"name":"Eggs"/);
+  t.match((expiring.messages[0]?.content as { text?: string } | undefined)?.text ?? '', /"name":"Eggs"/);
 
   const order = (await c.callTool({ name: 'create_order_intent', arguments: { lines: [{ item: 'oil', quantity: 1, unit: 'L' }] } }))
     .structuredContent as { id: string; state: string };
