@@ -1,4 +1,5 @@
 /** The registry conformance checks, in order. Each one names the rule of the spec it exercises. */
+import { verifyDocument } from '../../../core/signature.js';
 import { type Check, expect, expectProblem, expectStatus, expectValidationResult, type Run } from './run.js';
 
 const is4xx = (s: number) => s >= 400 && s < 500;
@@ -258,6 +259,30 @@ export const checks: Check[] = [
     },
   },
   {
+    name: 'every recall in the feed verifies against the registry key (kind Recall)',
+    run: async (r) => {
+      const feed = (await r.http.send('GET', '/v1/recalls.json')).body;
+      expect(Array.isArray(feed?.keys) && feed.keys.length > 0, '/v1/recalls.json must carry the key records');
+      for (const rc of feed.recalls) {
+        const v = verifyDocument(rc, feed.keys, { kind: 'Recall' });
+        expect(v.ok, `recall ${rc.id}: ${v.reason}`);
+      }
+    },
+  },
+  {
+    name: 'GET /v1/recalls?since=N lists only later recalls',
+    run: async (r) => {
+      const all = await r.http.send('GET', '/v1/recalls?since=0');
+      expectStatus(all, 200);
+      expect(typeof all.body?.to === 'number' && Array.isArray(all.body?.recalls), 'expected {from, to, recalls}');
+      const last = await r.http.send('GET', `/v1/recalls?since=${all.body.to}`);
+      expect(last.body?.recalls?.length === 0, 'nothing comes after the newest recall');
+      const prev = await r.http.send('GET', `/v1/recalls?since=${all.body.to - 1}`);
+      expect(prev.body?.recalls?.length === 1, 'exactly the newest recall comes after to-1');
+      expectProblem(await r.http.send('GET', '/v1/recalls?since=soon'), 400);
+    },
+  },
+  {
     name: 'deleting leaves a tombstone: hidden from search unless include_deleted, kept in lookup',
     run: async (r) => {
       expectStatus(await patch(r, { status: 'deleted', version: '1.0.0' }), 200);
@@ -288,6 +313,20 @@ export const checks: Check[] = [
   {
     name: 'a status change for an unknown version is 404',
     run: async (r) => expectProblem(await patch(r, { status: 'deprecated', version: '9.9.9' }), 404),
+  },
+  {
+    name: 'a namespace challenge names the token and where to put it',
+    run: async (r) => {
+      const res = await r.http.send('POST', `/v1/namespaces/${r.opts.namespace}/challenge`, { body: { method: 'dns' } });
+      if (/^io\.github\./.test(r.opts.namespace)) {
+        expectProblem(res, 400);
+        return;
+      }
+      expectStatus(res, 201);
+      expect(typeof res.body?.token === 'string' && res.body.token.length >= 16, 'a challenge token of at least 16 characters');
+      expect(res.body?.instructions?.value === `svc-verify=${res.body.token}`, 'the TXT record value is svc-verify=<token>');
+      expectProblem(await r.http.send('POST', '/v1/namespaces/1.0.0.127/challenge', { body: { method: 'well-known' } }), 400);
+    },
   },
   {
     name: 'directory validate answers a ValidationResult',
