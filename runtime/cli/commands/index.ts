@@ -11,6 +11,7 @@ import { registerPair } from './pair.js';
 import { registerRegistry } from './registry.js';
 import { registerRig } from './rig.js';
 import { registerStart } from './start.js';
+import { registerSync } from './sync.js';
 import { registerToken } from './token.js';
 
 export type RegisterCommand = (program: Command) => void;
@@ -25,4 +26,5 @@ export const commands: RegisterCommand[] = [
   registerDocuments,
   registerRegistry,
   registerRig,
+  registerSync,
 ];
