@@ -270,15 +270,19 @@ export const checks: Check[] = [
     },
   },
   {
-    name: 'GET /v1/recalls?since=N lists only later recalls',
+    name: 'GET /v1/recalls?since= lists later recalls, oldest first (by time or sequence number)',
     run: async (r) => {
-      const all = await r.http.send('GET', '/v1/recalls?since=0');
+      const all = await r.http.send('GET', '/v1/recalls');
       expectStatus(all, 200);
-      expect(typeof all.body?.to === 'number' && Array.isArray(all.body?.recalls), 'expected {from, to, recalls}');
-      const last = await r.http.send('GET', `/v1/recalls?since=${all.body.to}`);
-      expect(last.body?.recalls?.length === 0, 'nothing comes after the newest recall');
-      const prev = await r.http.send('GET', `/v1/recalls?since=${all.body.to - 1}`);
-      expect(prev.body?.recalls?.length === 1, 'exactly the newest recall comes after to-1');
+      expect(Array.isArray(all.body) && all.body.length > 0, 'expected an array of Recall documents');
+      const newest = all.body.at(-1);
+      const hit = newest.entries?.some((e: { name: string }) => e.name === r.name);
+      expect(hit, 'the newest recall must be the one this run made');
+      const before = new Date(Date.parse(newest.issuedAt) - 1).toISOString();
+      const byTime = await r.http.send('GET', `/v1/recalls?since=${encodeURIComponent(before)}`);
+      expect(Array.isArray(byTime.body) && byTime.body.at(-1)?.id === newest.id, 'since=<time> must include the newest recall');
+      const after = await r.http.send('GET', `/v1/recalls?since=${encodeURIComponent(newest.issuedAt)}`);
+      expect(Array.isArray(after.body) && !after.body.some((x: { id: string }) => x.id === newest.id), 'since is strictly after');
       expectProblem(await r.http.send('GET', '/v1/recalls?since=soon'), 400);
     },
   },
