@@ -1,0 +1,109 @@
+/**
+ * The hub's event transports as features of `hearth start` (runtime/app/context.ts): `events` (journal, event
+ * hub, SSE and WebSocket feeds), `mqtt` (the local bus: embedded broker or an external one) and `webhooks`
+ * (subscriptions and the outbox). `eventFeatures()` returns the three, in the order they must start; they share
+ * one event hub. Options come from the config (see options.ts and docs/events.md).
+ */
+import type { AppContext, Feature } from '../app/context.js';
+import { MqttFeature } from '../mqtt/feature.js';
+import { WebhooksFeature } from '../webhooks/feature.js';
+import { webhookMigrations } from '../webhooks/store.js';
+import { EventHub } from './hub.js';
+import { EventJournal, journalMigration } from './journal.js';
+import { eventsOptionsOf } from './options.js';
+import { installEventRoutes } from './routes.js';
+
+export interface EventFeatures {
+  events: Feature;
+  mqtt: Feature;
+  webhooks: Feature;
+  /** The running pieces, once started (status pages, tests). */
+  readonly state: { hub?: EventHub; journal?: EventJournal; mqtt?: MqttFeature; webhooks?: WebhooksFeature };
+}
+
+export function createEventFeatures(): EventFeatures {
+  const state: EventFeatures['state'] = {};
+  let closeFeeds: (() => void) | undefined;
+  let pruner: NodeJS.Timeout | undefined;
+  const hubOf = (name: string): EventHub => {
+    if (!state.hub) throw new Error(`the ${name} feature needs the events feature to start first`);
+    return state.hub;
+  };
+
+  const events: Feature = {
+    name: 'events',
+    migrations: [journalMigration],
+    async start(ctx: AppContext) {
+      const o = eventsOptionsOf(ctx.config);
+      state.journal = new EventJournal(ctx.db);
+      state.hub = new EventHub({
+        bus: ctx.bus,
+        journal: state.journal,
+        kitchenId: o.kitchenId,
+        onError: (err, where) => ctx.log.error({ err, where }, 'event transport failed'),
+      });
+      state.hub.start();
+      const feeds = await installEventRoutes(ctx.http, { hub: state.hub, journal: state.journal });
+      closeFeeds = feeds.close;
+      const journal = state.journal;
+      pruner = setInterval(() => journal.prune(), 60_000);
+      pruner.unref();
+    },
+    stop() {
+      if (pruner) clearInterval(pruner);
+      closeFeeds?.();
+      state.hub?.stop();
+    },
+  };
+
+  const mqtt: Feature = {
+    name: 'mqtt',
+    async start(ctx: AppContext) {
+      const o = eventsOptionsOf(ctx.config);
+      const log = ctx.log.child({ component: 'mqtt' });
+      state.mqtt = new MqttFeature({
+        bus: ctx.bus,
+        hub: hubOf('mqtt'),
+        tokens: ctx.tokens,
+        host: ctx.config.host,
+        mqttPort: o.mqttPort,
+        ...(o.mqttWsPort !== undefined ? { mqttWsPort: o.mqttWsPort } : {}),
+        ...(o.mqttUrl !== undefined ? { mqttUrl: o.mqttUrl } : {}),
+        ...(o.mqttUsername !== undefined ? { mqttUsername: o.mqttUsername } : {}),
+        ...(o.mqttPassword !== undefined ? { mqttPassword: o.mqttPassword } : {}),
+        estop: (message) => ctx.supervisor.cutAll('estop', message),
+        log: (level, msg, detail) => log[level](detail ?? {}, msg),
+      });
+      await state.mqtt.start();
+    },
+    async stop() {
+      await state.mqtt?.stop();
+    },
+  };
+
+  const webhooks: Feature = {
+    name: 'webhooks',
+    migrations: webhookMigrations,
+    start(ctx: AppContext) {
+      const log = ctx.log.child({ component: 'webhooks' });
+      state.webhooks = new WebhooksFeature({
+        hub: hubOf('webhooks'),
+        db: ctx.db,
+        http: ctx.http,
+        log: (level, msg, detail) => log[level](detail ?? {}, msg),
+      });
+      state.webhooks.start();
+    },
+    async stop() {
+      await state.webhooks?.stop();
+    },
+  };
+
+  return { events, mqtt, webhooks, state };
+}
+
+/** The three features in start order, for `app.use(...)`. */
+export function eventFeatures(): Feature[] {
+  const f = createEventFeatures();
+  return [f.events, f.mqtt, f.webhooks];
+}
