@@ -5,6 +5,7 @@
  */
 import { CliError } from '../cli/errors.js';
 import { type CliOptions, ConfigError, resolveConfig } from '../config/config.js';
+import { hubFeature } from '../hub/feature.js';
 import { syncFeature } from '../sync/feature.js';
 import { App } from './app.js';
 
@@ -13,6 +14,7 @@ export async function runStart(opts: CliOptions): Promise<void> {
   try {
     app = await App.create(resolveConfig(opts));
     app.use(syncFeature());
+    app.use(hubFeature());
   } catch (err) {
     if (err instanceof ConfigError) throw new CliError(err.message);
     throw err;

@@ -170,7 +170,17 @@ function cliValues(o: CliOptions): Record<string, unknown> {
 /** The effective configuration: command line over file over defaults. */
 export function resolveConfig(o: CliOptions, cwd = process.cwd()): HearthConfig {
   const file = o.config ? loadConfigFile(resolve(cwd, o.config)) : {};
-  const cli = parseConfig(cliValues(o), 'command line', cwd);
+  let cli: Partial<HearthConfig>;
+  try {
+    cli = parseConfig(cliValues(o), 'command line', cwd);
+  } catch (err) {
+    // Name the option as it was typed: `/httpPort` → `--http-port`.
+    const msg = (err as Error).message.replace(
+      /^command line: \/([A-Za-z]+)/,
+      (_m, k: string) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+    );
+    throw new ConfigError(msg);
+  }
   const merged: HearthConfig = { ...defaultConfig(), ...file, ...cli };
   if (isAbsolute(merged.dataDir) === false) merged.dataDir = resolve(cwd, merged.dataDir);
   return merged;
