@@ -1,6 +1,7 @@
 import t from 'tap';
 import { generateKeyFile, publicRecord } from '../core/keys.js';
 import { verifyDocument } from '../core/signature.js';
+import { validate } from '../schemas/index.js';
 import { buildReport, signedReport, suiteOf, vectorsHash } from './report.js';
 import type { RunOutcome } from './runner.js';
 
@@ -23,8 +24,7 @@ t.test('the report says what ran, with what, when, on what, and each result', as
   const r = buildReport(outcome, opts);
   t.equal(r.kind, 'ConformanceReport');
   t.same(r.tool, { name: 'hearth', version: '1.2.3' });
-  t.equal(r.generatedAt, '2026-11-20T10:00:00Z');
-  t.equal(r.date, '2026-11-20');
+  t.equal(r.ranAt, '2026-11-20T10:00:00Z');
   t.same(r.environment, opts.environment);
   t.same(r.suites, [
     { suite: 'hash', total: 1, passed: 1, failed: [] },
@@ -32,12 +32,24 @@ t.test('the report says what ran, with what, when, on what, and each result', as
   ]);
   t.same(r.summary, { total: 3, passed: 1, failed: 2 });
   t.same(r.results, [
-    { id: 'h-1', kind: 'hash', suite: 'hash', passed: true },
-    { id: 's-1', kind: 'sms_parse', suite: 'profiles/sms', passed: false, got: { ok: false, error: 'usage' } },
-    { id: 's-2', kind: 'teleport', suite: 'profiles/sms', passed: false, error: 'unknown kind "teleport"' },
+    { id: 'h-1', kind: 'hash', suite: 'hash', pass: true },
+    { id: 's-1', kind: 'sms_parse', suite: 'profiles/sms', pass: false, detail: 'got {"error":"usage","ok":false}' },
+    { id: 's-2', kind: 'teleport', suite: 'profiles/sms', pass: false, detail: 'unknown kind "teleport"' },
   ]);
   t.match(r.id, /^hearth-2026-11-20-[0-9a-f]{12}$/);
   t.equal(suiteOf('profiles/sms.json'), 'profiles/sms');
+});
+
+t.test("the signed report is valid against the project's ConformanceReport schema", async (t) => {
+  const key = generateKeyFile({ kid: 'did:web:lab.example#k1', actor: 'lab', validFrom: '2026-01-01T00:00:00Z' });
+  const signed = signedReport(outcome, key, opts);
+  const result = validate.conformanceReport(signed);
+  t.same(result.issues, []);
+  t.ok(result.valid);
+  t.notOk(
+    validate.conformanceReport({ ...signed, results: [{ id: 'x', kind: 'hash', passed: true }] }).valid,
+    'schema rejects a wrong result shape',
+  );
 });
 
 t.test('vectorsHash depends on the vectors, not their order', async (t) => {

@@ -43,8 +43,8 @@ export function buildReport(outcome: RunOutcome, opts: ReportOptions): Record<st
     suites.set(suite, s);
   }
   const hash = vectorsHash(outcome);
-  const generatedAt = toRfc3339Seconds(opts.at);
-  const date = generatedAt.slice(0, 10);
+  const ranAt = toRfc3339Seconds(opts.at);
+  const date = ranAt.slice(0, 10);
   return {
     svc: SVC_VERSION,
     kind: 'ConformanceReport',
@@ -54,22 +54,24 @@ export function buildReport(outcome: RunOutcome, opts: ReportOptions): Record<st
     status: 'self_declared',
     subject: opts.subject ?? { name: opts.tool.name, version: opts.tool.version },
     tool: { ...opts.tool },
-    date,
-    generatedAt,
+    ranAt,
     environment: opts.environment ?? { node: process.version, platform: process.platform, arch: process.arch },
     vectorsHash: hash,
     suites: [...suites.values()],
     summary: { total: outcome.results.length, passed: outcome.passed, failed: outcome.failed },
     results: outcome.results.map((r) => {
-      const out: Record<string, unknown> = { id: r.id, kind: r.kind, suite: suiteOf(r.file), passed: r.passed };
-      if (!r.passed) {
-        if (r.error !== undefined) out.error = r.error;
-        else out.got = r.got;
-      }
+      const out: Record<string, unknown> = { id: r.id, kind: r.kind, suite: suiteOf(r.file), pass: r.passed };
+      if (!r.passed) out.detail = failureDetail(r.error, r.got);
       return out;
     }),
     problems: outcome.problems.map((p) => ({ ...p })),
   };
+}
+
+/** One line saying why a vector failed: the error, or what the implementation answered (at most 500 chars). */
+function failureDetail(error: string | undefined, got: unknown): string {
+  const text = error ?? `got ${got === undefined ? 'nothing' : canonicalize(got)}`;
+  return text.length > 500 ? `${text.slice(0, 497)}...` : text;
 }
 
 /** Build and sign the report with `key` (kind `ConformanceReport`, signed at `opts.at`). */
