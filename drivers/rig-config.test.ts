@@ -56,3 +56,13 @@ t.test('hardware configs are checked field by field and for consistency', async 
   );
   t.throws(() => parseRigConfig(null), /kind must be/);
 });
+
+t.test('the rig file shown in docs/hardware.md is the example file, and valid', async (t) => {
+  const { readFileSync } = await import('node:fs');
+  const { parse } = await import('yaml');
+  const md = readFileSync(fileURLToPath(new URL('../docs/hardware.md', import.meta.url)), 'utf8');
+  const block = /```yaml\n([\s\S]*?)```/.exec(md)?.[1];
+  t.ok(block, 'docs/hardware.md has a yaml block');
+  const documented = parseRigConfig(parse(block as string), 'docs/hardware.md');
+  t.same(documented, loadRigConfig(example('rig.hardware.yaml')));
+});
