@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sha256Hex } from '../../core/hash.js';
 import { type KeyFile, publicRecord } from '../../core/keys.js';
 import { signDocument } from '../../core/signature.js';
 import type { RegistryStore } from './store/store.js';
@@ -47,18 +48,37 @@ export function recallDocument(
   return signDocument(doc, src.key, { kind: 'Recall', signedAt: at });
 }
 
+/** A built document and its strong ETag. */
+export interface Built {
+  text: string;
+  etag: string;
+}
+
 export class Documents {
-  private cache = new Map<string, { rev: number; text: string }>();
+  private cache = new Map<string, { rev: number; text: string; etag: string }>();
 
   constructor(private readonly src: DocumentSource) {}
 
   private async cached(name: string, build: () => Promise<unknown>): Promise<string> {
+    return (await this.built(name, build)).text;
+  }
+
+  private async built(name: string, build: () => Promise<unknown>): Promise<Built> {
     const rev = this.src.store.revision();
     const hit = this.cache.get(name);
-    if (hit && hit.rev === rev) return hit.text;
+    if (hit && hit.rev === rev) return hit;
     const text = JSON.stringify(await build());
-    this.cache.set(name, { rev, text });
-    return text;
+    const entry = { rev, text, etag: `"${sha256Hex(text).slice(0, 32)}"` };
+    this.cache.set(name, entry);
+    return entry;
+  }
+
+  /** A document by name (`registry`, `directory`, `recalls`) with its ETag. */
+  async get(name: 'registry' | 'directory' | 'recalls'): Promise<Built> {
+    if (name === 'registry') await this.registry();
+    else if (name === 'directory') await this.directory();
+    else await this.recallFeed();
+    return this.cache.get(name) as Built;
   }
 
   registry(): Promise<string> {

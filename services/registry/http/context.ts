@@ -86,3 +86,17 @@ export function objectBody(body: unknown): Record<string, unknown> {
   }
   return body as Record<string, unknown>;
 }
+
+/** Answer a published document with its ETag; 304 when the client already has it. */
+export async function sendDocument(
+  ctx: RegistryContext,
+  name: 'registry' | 'directory' | 'recalls',
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const doc = await ctx.documents.get(name);
+  reply.header('etag', doc.etag).header('cache-control', 'no-cache');
+  const inm = req.headers['if-none-match'];
+  if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === doc.etag)) return reply.code(304).send();
+  return reply.type('application/json').send(doc.text);
+}

@@ -2,12 +2,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { DirectoryEntry, ProofMethod } from '../types.js';
 import { directoryNamespace, validateDirectoryEntry } from '../validate.js';
-import { checkContext, type RegistryContext, requireToken, tokenFor, tokenOf } from './context.js';
+import { checkContext, type RegistryContext, requireToken, sendDocument, tokenFor, tokenOf } from './context.js';
 
 const DIRECTORY_METHOD: Record<ProofMethod, string> = { dns_txt: 'dns_txt', http_well_known: 'well_known', github_oidc: 'code_host_oidc' };
 
 export function registerDirectoryRoutes(app: FastifyInstance, ctx: RegistryContext): void {
-  app.get('/v1/directory.json', async (_req, reply) => reply.type('application/json').send(await ctx.documents.directory()));
+  app.get('/v1/directory.json', async (req, reply) => sendDocument(ctx, 'directory', req, reply));
 
   app.post('/v1/directory/validate', async (req) => validateDirectoryEntry(req.body, checkContext(ctx, await tokenOf(ctx, req))));
 

@@ -96,6 +96,15 @@ t.test('publish: auth, idempotency, validation, conflicts, body limits', async (
   const doc = await h.call('GET', '/v1/registry.json');
   t.equal(doc.body.entries.length, 1);
   t.equal(doc.body.generatedAt, '2026-11-20T12:00:01.000Z');
+  const etag = doc.headers.get('etag') as string;
+  t.match(etag, /^"[0-9a-f]{32}"$/);
+  t.not(etag, empty.headers.get('etag'), 'a change changes the ETag');
+  const same = await h.call('GET', '/v1/registry.json', { headers: { 'if-none-match': etag } });
+  t.equal(same.status, 304, 'unchanged: 304');
+  await h.call('POST', '/v1/registry/publish', { body: { ...good, version: '2.0.0' }, token, key: idemKey() });
+  const changed = await h.call('GET', '/v1/registry.json', { headers: { 'if-none-match': etag } });
+  t.equal(changed.status, 200, 'changed since: the new document');
+  t.equal(changed.body.entries.length, 2);
 });
 
 t.test('validate: duplicate, namespace proof status, no token needed', async (t) => {

@@ -4,10 +4,10 @@ import { publicRecord } from '../../../core/keys.js';
 import { compareRfc3339, parseRfc3339 } from '../../../core/time.js';
 import { ProblemError } from '../../../platform/http/problems.js';
 import { REGISTRY_SPEC_VERSION } from '../types.js';
-import type { RegistryContext } from './context.js';
+import { type RegistryContext, sendDocument } from './context.js';
 
 export function registerRecallRoutes(app: FastifyInstance, ctx: RegistryContext): void {
-  app.get('/v1/recalls.json', async (_req, reply) => reply.type('application/json').send(await ctx.documents.recallFeed()));
+  app.get('/v1/recalls.json', async (req, reply) => sendDocument(ctx, 'recalls', req, reply));
 
   /**
    * The recall feed as the Core API polls it: an array of Recall documents, oldest first. `since` is an

@@ -5,7 +5,7 @@ import { ProblemError } from '../../../platform/http/problems.js';
 import { recallDocument } from '../documents.js';
 import { ENTRY_STATUSES, type EntryStatus, type RegistryEntry, type SearchQuery } from '../types.js';
 import { namespaceCovered, namespaceOf, type RecipeRef, validateRegistryEntry } from '../validate.js';
-import { checkContext, objectBody, type RegistryContext, requireToken, tokenFor, tokenOf } from './context.js';
+import { checkContext, objectBody, type RegistryContext, requireToken, sendDocument, tokenFor, tokenOf } from './context.js';
 
 export const DEFAULT_SEARCH_LIMIT = 100;
 export const MAX_SEARCH_LIMIT = 1000;
@@ -84,7 +84,7 @@ type NameParams = { namespace: string; name: string };
 export function registerRegistryRoutes(app: FastifyInstance, ctx: RegistryContext): void {
   const auth = requireToken(ctx);
 
-  app.get('/v1/registry.json', async (_req, reply) => reply.type('application/json').send(await ctx.documents.registry()));
+  app.get('/v1/registry.json', async (req, reply) => sendDocument(ctx, 'registry', req, reply));
 
   app.get('/v1/registry/entries', async (req) => ctx.store.search(parseSearch(req.query as Record<string, unknown>)));
 
