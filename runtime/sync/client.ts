@@ -8,7 +8,7 @@
 import type { KeyRecord } from '../../core/keys.js';
 import type { RecallDoc, RecallRepo } from '../store/recalls.js';
 import { FetchError, fetchBytes, TooLargeError } from './fetch.js';
-import type { StagedDoc, SyncStore } from './store.js';
+import type { StagedDoc, StagedRef, SyncStore } from './store.js';
 import {
   type Changes,
   checkChanges,
@@ -183,10 +183,10 @@ export async function syncIndex(o: SyncOptions): Promise<SyncSummary> {
     }
     const removals = [...held.keys()].filter((id) => !recipeShards.has(id));
 
-    const upserts: StagedDoc[] = [];
+    const upserts: StagedRef[] = [];
     let done = 0;
     await pool(toFetch, o.concurrency ?? 8, async ([id, shard]) => {
-      const staged = o.store.staged(shard.hash);
+      const staged = o.store.stagedRef(shard.hash);
       const expected = changes?.upserted.get(id);
       if (staged && staged.kind === 'recipe' && staged.id === id && (expected === undefined || expected === staged.hash)) {
         summary.reused++;
@@ -197,13 +197,13 @@ export async function syncIndex(o: SyncOptions): Promise<SyncSummary> {
         const hash = checkRecipe(doc, id, expected);
         const d: StagedDoc = { fileHash: shard.hash, kind: 'recipe', id, hash, doc: Buffer.from(bytes).toString('utf8') };
         o.store.stage(d);
-        upserts.push(d);
+        upserts.push({ fileHash: d.fileHash, kind: d.kind, id, hash });
       }
       o.onProgress?.({ phase: 'recipes', done: ++done, total: toFetch.length });
     });
 
     const heldRecalls = o.store.heldRecalls(url);
-    const recalls: { doc: StagedDoc; severity: string | null }[] = [];
+    const recalls: { doc: StagedRef; severity: string | null }[] = [];
     let rdone = 0;
     const recallList = [...recallShards].filter(([id, shard]) => heldRecalls.get(id)?.fileHash !== shard.hash);
     await pool(recallList, o.concurrency ?? 8, async ([id, shard]) => {

@@ -40,11 +40,14 @@ export interface HeldRecipe {
   fileHash: string;
 }
 
-export interface StagedDoc {
+export interface StagedRef {
   fileHash: string;
   kind: 'recipe' | 'recall';
   id: string;
   hash: string;
+}
+
+export interface StagedDoc extends StagedRef {
   doc: string;
 }
 
@@ -131,6 +134,13 @@ export class SyncStore {
       .run(d.fileHash, d.kind, d.id, d.hash, d.doc, this.now());
   }
 
+  /** What is staged under `fileHash`, without the document (so a large sync holds no documents in memory). */
+  stagedRef(fileHash: string): StagedRef | undefined {
+    return this.db.prepare('SELECT file_hash AS fileHash, kind, id, hash FROM sync_staging WHERE file_hash = ?').get(fileHash) as
+      | StagedRef
+      | undefined;
+  }
+
   stagedCount(): number {
     return (this.db.prepare('SELECT count(*) AS n FROM sync_staging').get() as { n: number }).n;
   }
@@ -144,15 +154,16 @@ export class SyncStore {
     version: string;
     manifestHash: string;
     generatedAt: string | null;
-    upserts: StagedDoc[];
+    upserts: StagedRef[];
     removals: string[];
-    recalls: { doc: StagedDoc; severity: string | null }[];
+    recalls: { doc: StagedRef; severity: string | null }[];
     addRecall: (doc: StagedDoc) => void;
     summary: Record<string, unknown>;
   }): void {
     const now = this.now();
     const upsert = this.db.prepare(
-      `INSERT INTO sync_recipes (index_url, id, hash, file_hash, doc, version, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO sync_recipes (index_url, id, hash, file_hash, doc, version, updated_at)
+       SELECT ?, id, hash, file_hash, doc, ?, ? FROM sync_staging WHERE file_hash = ? AND kind = 'recipe' AND id = ? AND hash = ? LIMIT 1
        ON CONFLICT (index_url, id) DO UPDATE SET hash = excluded.hash, file_hash = excluded.file_hash, doc = excluded.doc,
        version = excluded.version, updated_at = excluded.updated_at`,
     );
@@ -163,10 +174,13 @@ export class SyncStore {
     );
     const unstage = this.db.prepare('DELETE FROM sync_staging WHERE file_hash = ?');
     this.db.transaction(() => {
-      for (const u of a.upserts) upsert.run(a.url, u.id, u.hash, u.fileHash, u.doc, a.version, now);
+      for (const u of a.upserts)
+        if (upsert.run(a.url, a.version, now, u.fileHash, u.id, u.hash).changes !== 1) throw new Error(`staged recipe ${u.id} is gone`);
       for (const id of a.removals) remove.run(a.url, id);
       for (const r of a.recalls) {
-        a.addRecall(r.doc);
+        const staged = this.staged(r.doc.fileHash);
+        if (!staged) throw new Error(`staged recall ${r.doc.id} is gone`);
+        a.addRecall(staged);
         recall.run(a.url, r.doc.id, r.doc.hash, r.doc.fileHash, r.severity, now);
       }
       for (const d of [...a.upserts, ...a.recalls.map((r) => r.doc)]) unstage.run(d.fileHash);
