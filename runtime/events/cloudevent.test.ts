@@ -50,7 +50,7 @@ t.test('a built event is a valid CloudEvent 1.0 with the svc extensions', async 
     kitchenId: 'k1',
     source: 'svc://k1/hub',
   });
-  const parsed = new CloudEvent(ce, true);
+  const parsed = new CloudEvent({ ...ce }, true);
   t.equal(parsed.specversion, '1.0');
   t.equal(parsed.svcseq, 7, 'svcseq is the execution status seq');
   t.equal(parsed.svcsession, 's9');
