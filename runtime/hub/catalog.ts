@@ -20,3 +20,21 @@ export function hubCatalog(recipes: RecipeCatalog, recalled: (id: string, hash: 
     .map((f) => ({ id: f.id, hash: f.hash, severity: 'block', message: 'recalled' }));
   return { version: 'hub', docs, facts, search: new SearchIndex(facts), recalls };
 }
+
+/**
+ * The catalog, rebuilt only when the recipes or the recalls change (the hub builds an MCP server per request;
+ * synced recipes may arrive at any time).
+ */
+export function cachedHubCatalog(recipes: RecipeCatalog, recalled: (id: string, hash: string) => boolean): () => Catalog {
+  let key = '';
+  let current: Catalog | undefined;
+  return () => {
+    const list = recipes.list();
+    const k = list.map((e) => `${e.id}@${e.hash}:${recalled(e.id, e.hash) ? 1 : 0}`).join(',');
+    if (!current || k !== key) {
+      current = hubCatalog(recipes, recalled);
+      key = k;
+    }
+    return current;
+  };
+}

@@ -9,7 +9,7 @@ import type { HubMcpDeps } from '../mcp/tools.js';
 import { registerPairingRoutes } from '../pairing/routes.js';
 import { PairingStore, pairingMigration } from '../pairing/store.js';
 import { registerAgentCard } from './agent-card.js';
-import { hubCatalog } from './catalog.js';
+import { cachedHubCatalog } from './catalog.js';
 import { KitchenService } from './kitchen.js';
 import { registerKitchenRoutes } from './kitchen-routes.js';
 import { registerSessionRoutes } from './routes.js';
@@ -55,7 +55,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void } = {}): Feature
       const deps: HubMcpDeps = {
         sessions,
         kitchen,
-        catalog: () => hubCatalog(ctx.recipes, (id, hash) => ctx.executor.recalls.blocking(id, hash) !== undefined),
+        catalog: cachedHubCatalog(ctx.recipes, (id, hash) => ctx.executor.recalls.blocking(id, hash) !== undefined),
         capabilities: ctx.device.capabilities,
         safety,
         now,
