@@ -8,6 +8,7 @@ import { newKey } from '../app/testing.js';
 import { resolveConfig } from '../config/config.js';
 import { packageRoot } from '../config/paths.js';
 import type { BusEvents } from '../events/bus.js';
+import { startHub } from '../hub/test-helpers.js';
 import { syncFeature } from './feature.js';
 import { type IndexFixture, indexFixture, publishRecall } from './test-helpers.js';
 
@@ -139,4 +140,45 @@ t.test('an index without a trust file is a configuration error', async (t) => {
   app.use(syncFeature({ timers: neverFire }));
   await t.rejects(app.start({ listen: false }), /--index needs --trust FILE/);
   await app.stop();
+});
+
+t.test('the hub refuses to start a session whose recipe a synced recall names', async (t) => {
+  const dir = t.testdir();
+  const f = await indexFixture(join(dir, 'index'), { count: 2, extra: [join(packageRoot(), 'examples/recipes/koshari.svc.json')] });
+  t.teardown(() => f.close());
+  mkdirSync(join(dir, 'none'));
+  const h = await startHub({
+    recipes: join(dir, 'none'),
+    beforeStart: (app) => {
+      app.ctx.config.index = [f.url];
+      app.ctx.config.trust = f.trustFile;
+      app.use(syncFeature({ timers: neverFire }));
+    },
+  });
+  t.teardown(() => h.close());
+  const admin = h.token(['admin', 'read']);
+  const person = h.token(['cook', 'read']);
+  t.ok(Array.isArray((await h.call('POST', '/svc/v1/sync', { token: admin })).body.results), 'synced');
+  const created = await h.call('POST', '/svc/v1/sessions', {
+    token: person,
+    body: { recipes: [{ recipeId: KOSHARI, servings: 2 }], serveAt: '2026-06-01T19:00:00+02:00', mode: 'assisted' },
+  });
+  t.equal(created.status, 201, 'a synced recipe can be planned');
+  const s = created.body as { id: string; confirmation: { requiredRules: string[] } };
+  const c = await h.call('POST', `/svc/v1/sessions/${s.id}/confirm`, {
+    token: person,
+    body: { acknowledgedRules: s.confirmation.requiredRules },
+  });
+  t.equal(c.status, 200);
+  publishRecall(f, 'rc-koshari', KOSHARI, { action: 'block_and_stop_running' });
+  f.build();
+  const synced = await h.call('POST', '/svc/v1/sync', { token: admin });
+  t.same((synced.body.results as { newRecallIds: string[] }[])[0]?.newRecallIds, ['rc-koshari']);
+  await f.stopServer();
+  await h.presence(true);
+  const start = await h.call('POST', `/svc/v1/sessions/${s.id}/start`, { token: person });
+  t.equal(start.status, 409);
+  t.match(start.body.type, /\/errors\/recalled$/);
+  const recalls = await h.call('GET', '/v1/recalls');
+  t.match(JSON.stringify(recalls.body), /rc-koshari/, 'GET /v1/recalls lists the synced recall');
 });

@@ -12,7 +12,7 @@ export function syncProgress(
   now: () => number = () => performance.now(),
 ): { onProgress: (index: string, p: SyncProgress) => void; done: () => void } {
   let drawn = false;
-  let last = 0;
+  let last = Number.NEGATIVE_INFINITY;
   return {
     onProgress(_index, p) {
       if (stream.isTTY !== true) return;
