@@ -49,7 +49,7 @@ t.test('synced recipes: the first configured index wins; another process’s com
   put(store, 'http://b.test', '1', [b, recipe('only-b', 'b')]);
   t.equal(source.get('dish')?.hash, b.hash, 'b is configured first');
   t.equal(source.list().length, 2);
-  t.equal(source.get('dish')?.doc.title && (source.get('dish')?.doc.title as { en: string }).en, 'from b');
+  t.same(source.get('dish')?.doc.title, { en: 'from b' });
 
   // A one-shot `hearth sync` (another connection) applies: the hub's source sees it without being told.
   put(new SyncStore(other), 'http://a.test', '2', [recipe('late', 'arrived later')]);
