@@ -68,6 +68,8 @@ export interface SimulatedRigConfig {
   ambientC?: number;
   altitudeM?: number;
   redundantOilSensor?: boolean;
+  /** `serial`: the pan's hob is a serial appliance (line protocol over serialport's mock binding). */
+  hob?: 'ssr' | 'serial';
   faults?: FaultSpec[];
 }
 
@@ -108,6 +110,7 @@ export const rigConfigSchema = {
         ambientC: { type: 'number', minimum: -40, maximum: 60 },
         altitudeM: { type: 'number', minimum: -500, maximum: 9000 },
         redundantOilSensor: { type: 'boolean' },
+        hob: { enum: ['ssr', 'serial'] },
         faults: {
           type: 'array',
           items: {

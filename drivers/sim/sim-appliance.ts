@@ -51,7 +51,11 @@ export class SimAppliance {
     }
   }
 
+  /** Called before each chunk is handled (a rig uses it to bring faults and time up to date). */
+  beforeReceive?: () => void;
+
   receive(bytes: Buffer): void {
+    this.beforeReceive?.();
     if (this.linkLost) return;
     this.splitter.push(bytes, (line) => this.onLine(line));
   }

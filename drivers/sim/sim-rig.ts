@@ -5,9 +5,12 @@
  */
 import { SimI2cBus } from '../buses/sim-i2c.js';
 import { Mcp9600Sensor } from '../devices/mcp9600.js';
+import { SerialApplianceClient, SerialApplianceHeater, SerialApplianceSensor } from '../devices/serial-appliance.js';
 import type { Clock, HeaterOutput, Rig, TemperatureSensor } from '../types.js';
 import type { WatchdogCapable, WatchdogTarget } from '../watchdog-targets.js';
 import { FaultBook, type FaultSpec } from './faults.js';
+import { openMockApplianceLink } from './serial-links.js';
+import { SimAppliance } from './sim-appliance.js';
 import { SharedDuty, SimHeater, SimInput } from './sim-io.js';
 import { SimMcp9600 } from './sim-mcp9600.js';
 import { demoVessels, seededRandom, Vessel } from './thermal.js';
@@ -20,6 +23,11 @@ export interface SimRigOptions {
   faults?: FaultSpec[];
   /** Add a second thermocouple ("oil2", address 0x63) in the oil pot, for plausibility checks. */
   redundantOilSensor?: boolean;
+  /**
+   * How the pan is heated: `ssr` (default) a relay and an MCP9600 like the pots, or `serial` an induction
+   * hob with its own probe, driven over the serial line protocol on serialport's mock binding.
+   */
+  hob?: 'ssr' | 'serial';
 }
 
 export interface SimSnapshot {
@@ -86,6 +94,10 @@ export class SimRig implements Rig, WatchdogCapable {
   private readonly stuckAt = new Map<string, number>();
   private readonly sensorPlans: SensorPlan[];
   private readonly heaterPlans: HeaterPlan[];
+  /** The simulated serial hob, when `hob: 'serial'`. */
+  readonly hob?: SimAppliance;
+  private hobClient?: SerialApplianceClient;
+  private static hobPorts = 0;
 
   constructor(
     readonly clock: Clock,
@@ -98,8 +110,16 @@ export class SimRig implements Rig, WatchdogCapable {
     this.faults = new FaultBook(() => this.clock.now() - this.startedAt);
     const ambient = o.ambientC ?? 21;
     for (const spec of demoVessels(o.altitudeM ?? 0)) this.vessels.set(spec.id, new Vessel(spec, ambient));
-    this.sensorPlans = o.redundantOilSensor ? [...SENSORS, OIL2] : SENSORS;
-    this.heaterPlans = HEATERS.map((h) => (h.id === 'fryer' && o.redundantOilSensor ? { ...h, sensors: ['oil', 'oil2'] } : h));
+    const serialHob = o.hob === 'serial';
+    this.sensorPlans = (o.redundantOilSensor ? [...SENSORS, OIL2] : SENSORS).filter((p) => !(serialHob && p.id === 'pan'));
+    this.heaterPlans = HEATERS.filter((h) => !(serialHob && h.id === 'pan')).map((h) =>
+      h.id === 'fryer' && o.redundantOilSensor ? { ...h, sensors: ['oil', 'oil2'] } : h,
+    );
+    if (serialHob) {
+      this.hob = new SimAppliance({ clock, vessel: this.vessel('pan').spec, ambientC: ambient });
+      this.hob.beforeReceive = () => this.step();
+      this.vessels.set('pan', this.hob.vessel);
+    }
     this.duty = new SharedDuty(this.heaterPlans.length);
 
     for (const plan of this.sensorPlans) {
@@ -137,6 +157,10 @@ export class SimRig implements Rig, WatchdogCapable {
    * sensor's link. An id the rig does not have is an error.
    */
   private resolveFault(f: FaultSpec): FaultSpec {
+    if (this.hob && f.target === 'pan') {
+      if (f.kind === 'serial_lost' || f.kind === 'open_circuit') return f;
+      throw new Error(`the serial hob "pan" takes the faults serial_lost and open_circuit, not ${f.kind}`);
+    }
     const sensorFault = f.kind !== 'relay_welded' && f.kind !== 'heater_dead';
     const isSensor = this.sensorPlans.some((p) => p.id === f.target);
     const heater = this.heaterPlans.find((h) => h.id === f.target);
@@ -159,6 +183,11 @@ export class SimRig implements Rig, WatchdogCapable {
 
   /** Integrate the thermal model up to now with each heater's effective power. */
   step(): void {
+    if (this.hob) {
+      this.hob.linkLost = this.faults.active('pan', 'serial_lost') !== undefined;
+      this.hob.probeOpen = this.faults.active('pan', 'open_circuit') !== undefined;
+      this.hob.step();
+    }
     const now = this.clock.now();
     const dt = now - this.lastStep;
     if (dt <= 0) return;
@@ -191,7 +220,20 @@ export class SimRig implements Rig, WatchdogCapable {
 
   async open(): Promise<void> {
     this.allHeatOff();
-    for (const s of this.sensors.values()) await (s as Mcp9600Sensor).open();
+    for (const s of this.sensors.values()) if (s instanceof Mcp9600Sensor) await s.open();
+    if (this.hob && !this.hobClient) {
+      const path = `/dev/sim-hob-${++SimRig.hobPorts}`;
+      const link = await openMockApplianceLink(path, this.hob);
+      const client = new SerialApplianceClient({ path, link, clock: this.clock });
+      await client.open();
+      this.hobClient = client;
+      this.sensors.set(
+        'pan',
+        new SerialApplianceSensor(client, this.clock, 'pan', 'cw.sense.pan_surface_temp', 'pan_surface', 2, { min: -20, max: 400 }),
+      );
+      this.heaters.set('pan', new SerialApplianceHeater(client, 'pan', 'pan_surface', ['pan'], this.hob.vessel.spec.heaterW, 300));
+      this.allHeatOff();
+    }
   }
 
   allHeatOff(): void {
@@ -200,16 +242,17 @@ export class SimRig implements Rig, WatchdogCapable {
 
   async close(): Promise<void> {
     this.allHeatOff();
+    await this.hobClient?.close();
+    this.hobClient = undefined;
     await this.bus.close();
   }
 
   watchdogTargets(): WatchdogTarget[] {
-    return [...this.heaters.values()].map((h) => ({
-      kind: 'shared',
-      heater: h.id,
-      buffer: this.duty.buffer,
-      index: (h as SimHeater).slot,
-    }));
+    return [...this.heaters.values()].map((h) =>
+      h instanceof SimHeater
+        ? { kind: 'shared', heater: h.id, buffer: this.duty.buffer, index: h.slot }
+        : { kind: 'none', heater: h.id, why: 'the serial hob switches itself off when the host stops talking' },
+    );
   }
 
   private control(): SimControl {
@@ -237,6 +280,8 @@ export class SimRig implements Rig, WatchdogCapable {
         for (const p of this.sensorPlans) tempsC[p.id] = tempsC[p.vessel] as number;
         const heaters: Record<string, number> = {};
         for (const h of this.heaters.values()) heaters[h.id] = h.power;
+        // For the serial hob, report what the appliance itself is doing.
+        if (this.hob) heaters.pan = this.hob.permille / 1000;
         return { tempsC, heaters, presence: this.presence.peek(), estop: this.estop.peek(), faults: this.faults.all() };
       },
     };
