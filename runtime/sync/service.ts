@@ -13,12 +13,17 @@ import type { SyncStore } from './store.js';
 
 /** Key records from a file holding one record, an array of them, or a document with `keys` (discovery). */
 export function readTrustFile(file: string): KeyRecord[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`trust file ${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
   let json: unknown;
   try {
-    json = parseJson(readFileSync(file, 'utf8'));
+    json = parseJson(text);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(`trust file ${file}: ${code ? `cannot read (${code})` : `not valid JSON (${(err as Error).message})`}`);
+    throw new Error(`trust file ${file}: not valid JSON (${(err as Error).message})`);
   }
   const keys = (json as { keys?: unknown } | null)?.keys;
   const list = Array.isArray(json) ? json : Array.isArray(keys) ? keys : [json];
