@@ -35,6 +35,8 @@ export interface RegistryOptions {
   dnsServers?: readonly string[];
   wellKnownTemplate?: string;
   oidc?: OidcOptions;
+  /** Challenge and verify requests per minute per client address (default 30). */
+  proofsPerMinute?: number;
   logger?: boolean;
 }
 
@@ -99,7 +101,7 @@ export async function createRegistry(opts: RegistryOptions = {}): Promise<Regist
   registerRegistryRoutes(app, ctx);
   registerDirectoryRoutes(app, ctx);
   registerRecallRoutes(app, ctx);
-  registerNamespaceRoutes(app, ctx);
+  registerNamespaceRoutes(app, ctx, opts.proofsPerMinute ?? 30);
   app.addHook('onListen', async () => {
     if (opts.baseUrl) return;
     const addr = app.server.address();

@@ -35,6 +35,7 @@ export const registerRegistry: RegisterCommand = (program) => {
     .option('--oidc-jwks-url <url>', 'JWKS of the code-host OIDC issuer (enables the oidc method)')
     .option('--oidc-issuer <iss>', 'expected OIDC issuer', 'https://token.actions.githubusercontent.com')
     .option('--oidc-audience <aud>', 'expected OIDC audience', 'svc-registry')
+    .option('--proofs-per-minute <n>', 'namespace challenge and verify requests per minute per client address', '30')
     .option('--log', 'log requests to stderr')
     .action(async (opts) => {
       const { serve } = await import('../../../services/registry/cli/admin.js');

@@ -15,6 +15,7 @@ export interface ServeOptions {
   oidcJwksUrl?: string;
   oidcIssuer: string;
   oidcAudience: string;
+  proofsPerMinute: string;
   log?: boolean;
 }
 
@@ -35,6 +36,9 @@ function url(text: string, flag: string): string {
 
 export async function serve(opts: ServeOptions): Promise<void> {
   const p = port(opts.port);
+  if (!/^[0-9]{1,6}$/.test(opts.proofsPerMinute) || Number(opts.proofsPerMinute) < 1) {
+    throw new CliError(`--proofs-per-minute must be a positive integer, not ${JSON.stringify(opts.proofsPerMinute)}`);
+  }
   if (opts.wellKnownTemplate !== undefined && !opts.wellKnownTemplate.includes('{domain}')) {
     throw new CliError('--well-known-template must contain {domain}');
   }
@@ -47,6 +51,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     ...(opts.oidcJwksUrl
       ? { oidc: { jwksUrl: url(opts.oidcJwksUrl, '--oidc-jwks-url'), issuer: opts.oidcIssuer, audience: opts.oidcAudience } }
       : {}),
+    proofsPerMinute: Number(opts.proofsPerMinute),
     logger: opts.log === true,
   });
   try {

@@ -2,12 +2,14 @@
  * Namespace proof over HTTP. POST /v1/namespaces/{ns}/challenge `{method: dns|well-known}` answers the token
  * to publish; POST /v1/namespaces/{ns}/verify `{method, idToken?}` checks it and issues a publish token bound
  * to the namespace (plus the namespaces of the caller's token, when one is sent). GET /v1/namespaces/{ns}
- * says whether the namespace is proven here.
+ * says whether the namespace is proven here. Challenge and verify are limited per client address (default 30
+ * a minute) because they make the registry query DNS or fetch a URL.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../../platform/http/problems.js';
 import { issueToken, ProofError } from '../proof/namespaces.js';
 import { objectBody, type RegistryContext, tokenOf } from './context.js';
+import { rateLimiter } from './rate-limit.js';
 
 type NsParams = { namespace: string };
 
@@ -20,7 +22,8 @@ function asProblem(err: unknown): never {
   throw err;
 }
 
-export function registerNamespaceRoutes(app: FastifyInstance, ctx: RegistryContext): void {
+export function registerNamespaceRoutes(app: FastifyInstance, ctx: RegistryContext, proofsPerMinute = 30): void {
+  const limited = { onRequest: rateLimiter({ perMinute: proofsPerMinute, now: () => ctx.now().getTime() }) };
   app.get('/v1/namespaces/:namespace', async (req: FastifyRequest<{ Params: NsParams }>) => {
     const proof = await ctx.store.proofOf(req.params.namespace);
     return proof
@@ -28,7 +31,7 @@ export function registerNamespaceRoutes(app: FastifyInstance, ctx: RegistryConte
       : { namespace: req.params.namespace, proven: false };
   });
 
-  app.post('/v1/namespaces/:namespace/challenge', async (req: FastifyRequest<{ Params: NsParams }>, reply) => {
+  app.post('/v1/namespaces/:namespace/challenge', limited, async (req: FastifyRequest<{ Params: NsParams }>, reply) => {
     const body = objectBody(req.body ?? {});
     try {
       const c = await ctx.prover.challenge(req.params.namespace, typeof body.method === 'string' ? body.method : 'dns');
@@ -45,7 +48,7 @@ export function registerNamespaceRoutes(app: FastifyInstance, ctx: RegistryConte
     }
   });
 
-  app.post('/v1/namespaces/:namespace/verify', async (req: FastifyRequest<{ Params: NsParams }>, reply) => {
+  app.post('/v1/namespaces/:namespace/verify', limited, async (req: FastifyRequest<{ Params: NsParams }>, reply) => {
     const body = objectBody(req.body ?? {});
     const method = typeof body.method === 'string' ? body.method : 'dns';
     let proven: string;

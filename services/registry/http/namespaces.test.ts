@@ -71,3 +71,18 @@ t.test('namespace proof over HTTP: dns, well-known, oidc, and token scope', asyn
   });
   t.match(outside.body.issues, [{ code: 'namespace_unproven' }]);
 });
+
+t.test('challenge and verify are rate limited per client address', async (t) => {
+  const h = await startHarness({ proofsPerMinute: 2 });
+  t.teardown(() => h.close());
+  const ask = () => h.call('POST', '/v1/namespaces/org.example/challenge', { body: { method: 'dns' } });
+  t.equal((await ask()).status, 201);
+  t.equal((await h.call('POST', '/v1/namespaces/org.example/verify', { body: { method: 'dns' } })).status, 422);
+  const limited = await ask();
+  t.equal(limited.status, 429);
+  t.match(limited.body, { type: /rate-limited$/ });
+  t.equal(limited.headers.get('retry-after'), '30');
+  t.equal((await h.call('GET', '/v1/namespaces/org.example')).status, 200, 'reads are not limited');
+  h.clock.advance(30_000);
+  t.equal((await ask()).status, 201, 'the bucket refills');
+});

@@ -3,7 +3,7 @@
  * injectable clock, plus helpers to prove a namespace and to build entries and recipe collections.
  */
 import { createHash } from 'node:crypto';
-import { createRegistry, type Registry } from '../server.js';
+import { createRegistry, type Registry, type RegistryOptions } from '../server.js';
 import type { RegistryEntry } from '../types.js';
 import { startTestDnsServer, type TestDnsServer } from './dns-server.js';
 import { startTestOidcIssuer, type TestOidcIssuer } from './oidc-issuer.js';
@@ -61,7 +61,7 @@ export function recipe(id: string, tempC: unknown, op = 'cw.op.simmer'): Record<
   return { svc: '0.2.0', id, process: { nodes: [{ id: 'n1', op, params: { tempC } }] } };
 }
 
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(extra: Partial<RegistryOptions> = {}): Promise<Harness> {
   const dns = await startTestDnsServer();
   const web = await startTestWebServer();
   const idp = await startTestOidcIssuer();
@@ -77,6 +77,7 @@ export async function startHarness(): Promise<Harness> {
     wellKnownTemplate: `${web.base}/{domain}/.well-known/svc-verify`,
     oidc: { jwksUrl: idp.jwksUrl, issuer: idp.issuer, audience: 'svc-registry' },
     recipeBases: [`${web.base}/collections/`],
+    ...extra,
   });
   await reg.app.listen({ port: 0, host: '127.0.0.1' });
   const url = reg.ctx.registry;
