@@ -19,6 +19,14 @@ export const CLIENT_COMMANDS: ReadonlyArray<{ category: string; subject: string;
   { category: 'command', subject: 'estop', scopes: 'any', what: 'e-stop request: the hub cuts all heat and latches a stop' },
 ];
 
+/**
+ * Home Assistant MQTT discovery (runtime/homeassistant): the hub publishes retained entity configs under this
+ * prefix; a client with `read` (or `admin`) may subscribe to them and announce Home Assistant's status (the
+ * `ha_status` command, after which the hub republishes its configs).
+ */
+export const HA_DISCOVERY_PREFIX = 'homeassistant';
+export const HA_STATUS_TOPIC = `${HA_DISCOVERY_PREFIX}/status`;
+
 /** Categories a token without `read`/`admin` may still subscribe to and receive. */
 export const OPEN_CATEGORIES: ReadonlySet<string> = new Set(['safety', 'availability']);
 
@@ -65,6 +73,7 @@ export type PublishVerdict = { ok: true; command?: string } | { ok: false; reaso
 export function checkPublish(kitchenId: string, topic: string, who: AclPrincipal): PublishVerdict {
   const parts = topic.split('/');
   if (parts[0] === 'svc' && parts[2] === 'safety') return { ok: false, reason: 'only the hub publishes safety events', spoof: true };
+  if (topic === HA_STATUS_TOPIC && canReadAll(who.scopes)) return { ok: true, command: 'ha_status' };
   if (parts.length === 4 && parts[0] === 'svc' && parts[1] === kitchenId) {
     const cmd = CLIENT_COMMANDS.find((c) => c.category === parts[2] && c.subject === parts[3]);
     if (cmd && (cmd.scopes === 'any' || cmd.scopes.some((s) => who.scopes.includes(s)))) return { ok: true, command: cmd.subject };
@@ -76,6 +85,7 @@ export function checkPublish(kitchenId: string, topic: string, who: AclPrincipal
 export function checkSubscribe(kitchenId: string, filter: string, who: AclPrincipal): boolean {
   if (filter.startsWith('$')) return false;
   const parts = filter.split('/');
+  if (canReadAll(who.scopes) && parts[0] === HA_DISCOVERY_PREFIX) return true;
   if (canReadAll(who.scopes)) {
     // Anything that only matches this kitchen's topics (or everything: the bus carries nothing else).
     return (
@@ -94,6 +104,7 @@ export function checkSubscribe(kitchenId: string, filter: string, who: AclPrinci
 /** May this client receive a message on `topic` (checked on every delivery, behind any wildcard)? */
 export function canReceive(kitchenId: string, topic: string, who: AclPrincipal): boolean {
   const parts = topic.split('/');
+  if (parts[0] === HA_DISCOVERY_PREFIX) return canReadAll(who.scopes);
   if (parts[0] !== 'svc' || parts[1] !== kitchenId) return false;
   return canReadAll(who.scopes) || OPEN_CATEGORIES.has(parts[2] ?? '');
 }
