@@ -129,7 +129,7 @@ export class App {
     for (const f of this.features) if (f.migrations) ctx.migrations.add(...f.migrations);
     const applied = ctx.migrations.migrate(ctx.db);
     if (applied.length > 0) ctx.log.info({ applied }, 'store migrated');
-    for (const f of this.features) await f.start(ctx);
+    for (const f of this.features) await f.start?.(ctx);
     // Compile every route (ajv, the router) before anything time-critical runs: the supervisor's watchdog
     // would see a long synchronous compile as a stalled control loop.
     await ctx.http.ready();

@@ -49,7 +49,7 @@ export interface Feature {
   name: string;
   /** Tables this feature needs; ids `<feature>.<n>`, append-only. */
   migrations?: Migration[];
-  start(ctx: AppContext): Promise<void> | void;
+  start?(ctx: AppContext): Promise<void> | void;
   /** Called once every feature has started and the HTTP routes are compiled, just before listening. */
   ready?(ctx: AppContext): Promise<void> | void;
   /** Undo start: stop timers, close connections. Heat is already off when features stop. */

@@ -1,0 +1,181 @@
+/**
+ * Executor benchmarks (printed figures, never assertions):
+ * - status reads per second over keep-alive connections (target ≥ 10,000/s);
+ * - stop request to heater output off, p50/p99 over 200 stops (target p99 < 10 ms);
+ * - resident memory of `hearth start` once ready (target < 80 MB);
+ * - spawn of `node bin/hearth.mjs start` to its ready line (target < 1.5 s).
+ * The last two use the compiled CLI when dist/ exists (`npm run build`), else the source fallback (slower;
+ * the figure says which).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TokenStore, tokensMigration } from '../platform/http/auth.js';
+import { MigrationRegistry } from '../platform/sqlite/migrations.js';
+import { executeRequest, KOSHARI, newKey, startTestApp } from '../runtime/app/testing.js';
+import type { ExecuteRequest } from '../runtime/executor/types.js';
+import { openDatabase } from '../runtime/store/db.js';
+import { report, summarize } from './stats.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const compiled = existsSync(join(root, 'dist/runtime/cli/run.js'));
+
+function get(agent: Agent, port: number, path: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function spawnStart(dataDir: string): Promise<{ ms: number; pid: number; url: string; kill: () => Promise<void> }> {
+  const t0 = performance.now();
+  const child = spawn(
+    process.execPath,
+    [join(root, 'bin/hearth.mjs'), 'start', '--http-port', '0', '--data-dir', dataDir, '--log-level', 'warn', '--sim-speed', 'manual'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no ready line: ${out}`)), 30_000);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /hearth ready (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        const ms = performance.now() - t0;
+        resolve({
+          ms,
+          pid: child.pid as number,
+          url: m[1] as string,
+          kill: () =>
+            new Promise((r) => {
+              child.once('exit', () => r());
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+async function statusReads(): Promise<void> {
+  // The server runs in its own process (as in production), the client here.
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-bench-'));
+  const db = openDatabase(dir);
+  new MigrationRegistry().add(tokensMigration).migrate(db);
+  const token = new TokenStore(db).create({ scopes: ['read', 'cook'] }).token;
+  db.close();
+  const p = await spawnStart(dir);
+  const port = Number(new URL(p.url).port);
+  const auth = { authorization: `Bearer ${token}` };
+  await fetch(`${p.url}/sim/v1/presence`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"present":true}' });
+  const recipe = JSON.parse(readFileSync(join(root, 'examples/recipes/koshari.svc.json'), 'utf8')) as { id: string; hash: string };
+  const key = 'bench-status-key-1';
+  const started = await fetch(`${p.url}/v1/executions`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify({
+      core: '0.2.0',
+      kind: 'ExecuteRequest',
+      id: 'bench-1',
+      recipe: recipe.id,
+      recipeHash: recipe.hash,
+      requestedBy: 'bench',
+      idempotencyKey: key,
+    }),
+  });
+  const id = ((await started.json()) as { id: string }).id;
+  const path = `/v1/executions/${id}`;
+  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  const rounds: number[] = [];
+  for (let round = 0; round < 4; round++) {
+    let n = 0;
+    const end = performance.now() + 1500;
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (performance.now() < end) {
+          if ((await get(agent, port, path, auth)) !== 200) throw new Error('status read failed');
+          n++;
+        }
+      }),
+    );
+    if (round > 0) rounds.push(n / 1.5); // the first round warms up
+  }
+  agent.destroy();
+  report(`status reads over keep-alive (32 connections, server ${compiled ? 'compiled' : 'from source'})`, rounds, 'reads/s', '≥ 10000/s');
+  await p.kill();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function stopLatency(): Promise<void> {
+  const h = await startTestApp({ listen: true });
+  h.app.ctx.rig.sim?.setPresence(true);
+  const port = Number(new URL(h.app.baseUrl).port);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const samples: number[] = [];
+  for (let i = 0; i < 210; i++) {
+    const r = h.app.ctx.executor.start(executeRequest(h.app, KOSHARI, newKey()) as unknown as ExecuteRequest, null);
+    if (r.kind !== 'status') throw new Error('no execution');
+    for (let k = 0; k < 20 && (h.app.ctx.rig.heaters.get('pot')?.power ?? 0) === 0; k++) await h.clock.advanceAsync(500);
+    if ((h.app.ctx.rig.heaters.get('pot')?.power ?? 0) === 0) throw new Error('the pot never heated');
+    let offAt = 0;
+    const off = h.app.ctx.bus.on('heater', (e) => {
+      if (e.heater === 'pot' && e.power === 0 && offAt === 0) offAt = performance.now();
+    });
+    const t0 = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: `/v1/executions/${r.status.id}/stop`, method: 'POST', agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    off();
+    if (i >= 10) samples.push(offAt - t0); // ten warm-up stops are not counted
+  }
+  agent.destroy();
+  const s = summarize(samples);
+  console.log(
+    `stop request to heater off over HTTP (n=${s.n}): p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, max ${s.max.toFixed(2)} ms   (target p99 < 10 ms)`,
+  );
+  await h.close();
+}
+
+async function startup(): Promise<void> {
+  const how = compiled ? 'compiled dist/' : 'source via tsx (run `npm run build` for the real figure)';
+  const times: number[] = [];
+  const rss: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const dir = mkdtempSync(join(tmpdir(), 'hearth-bench-'));
+    const p = await spawnStart(dir);
+    times.push(p.ms);
+    await new Promise((r) => setTimeout(r, 300));
+    rss.push(rssMb(p.pid));
+    await p.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  report(`spawn to ready line, node bin/hearth.mjs start (${how})`, times, 'ms', '< 1500 ms');
+  report(`resident memory after start (${how})`, rss, 'MB', '< 80 MB');
+}
+
+const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+console.log(`load average before: ${load}`);
+await statusReads();
+await stopLatency();
+await startup();
