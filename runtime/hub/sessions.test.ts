@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import type { BusEvents } from '../events/bus.js';
 import { FRY_RECIPE, startHub, type TestHub } from './test-helpers.js';
@@ -220,4 +223,44 @@ t.test('a cooking check becomes an input_required task; answering it resumes the
   t.equal(yes.body.state, 'completed');
   t.ok(await h.runUntil(final(h, s.id)));
   t.equal(h.hub.sessions.get(s.id).state, 'completed');
+});
+
+t.test('replayed POSTs, task events, and sessions a previous process left running', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-hub-restart-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const h = await startHub({ dataDir });
+  const person = h.token(['cook', 'read']);
+  const agent = h.token(['cook', 'read'], 'agent');
+  const body = { recipes: [{ recipeId: FRY_RECIPE }], serveAt: SERVE_AT, mode: 'assisted' };
+  const first = await h.call('POST', '/svc/v1/sessions', { token: person, key: 'create-session-0001', body });
+  const again = await h.call('POST', '/svc/v1/sessions', { token: person, key: 'create-session-0001', body });
+  t.equal(again.headers.get('idempotent-replayed'), 'true');
+  t.equal(again.body.id, first.body.id, 'the same key creates one session');
+  const other = await h.call('POST', '/svc/v1/sessions', { token: person, key: 'create-session-0001', body: { ...body, mode: 'guided' } });
+  t.equal(other.status, 422, 'the same key with another body is refused');
+
+  const taskEvents: BusEvents['task.updated'][] = [];
+  h.app.ctx.bus.on('task.updated', (e) => taskEvents.push(e));
+  const s = first.body as unknown as Session;
+  await h.call('POST', `/svc/v1/sessions/${s.id}/confirm`, { token: agent, body: { acknowledgedRules: s.confirmation.requiredRules } });
+  t.same(
+    taskEvents.map((e) => [e.sessionId, e.state]),
+    [[s.id, 'input_required']],
+  );
+  await h.call('POST', `/svc/v1/sessions/${s.id}/confirm`, { token: person, body: { acknowledgedRules: s.confirmation.requiredRules } });
+  t.same(
+    taskEvents.map((e) => e.state),
+    ['input_required', 'completed'],
+  );
+
+  // A crash leaves a session marked running; the next start aborts it (nothing resumes by itself).
+  const stale = h.hub.sessions.get(s.id);
+  stale.state = 'running';
+  h.hub.sessions.sessions.update(stale, Date.now());
+  await h.close();
+  const h2 = await startHub({ dataDir });
+  t.teardown(() => h2.close());
+  const after = h2.hub.sessions.get(s.id);
+  t.equal(after.state, 'aborted');
+  t.match(after.abort?.reason, /hub restarted/);
 });

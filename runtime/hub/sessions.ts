@@ -12,10 +12,10 @@ import { ProblemError } from '../../platform/http/problems.js';
 import { dryRun } from '../../safety/dry-run.js';
 import type { DeviceConfig } from '../config/device.js';
 import type { RecipeCatalog } from '../config/recipes.js';
-import type { BusEvents, EventBus } from '../events/bus.js';
+import type { EventBus } from '../events/bus.js';
 import type { Executor } from '../executor/executor.js';
-import { CORE_VERSION, type ExecuteRequest, type ExecutionStatus } from '../executor/types.js';
 import type { SafetySupervisor } from '../supervisor/types.js';
+import { SessionDriver } from './driver.js';
 import { checkRecipe } from './rules.js';
 import { SessionRepo, TaskRepo } from './store.js';
 import { type Actor, FINAL_SESSION_STATES, HOUSEHOLD, type Session, SVC_VERSION, type Task, type TaskState } from './types.js';
@@ -43,15 +43,16 @@ export const actorOf = (p: Principal): Actor => ({ id: p.id, kind: p.kind });
 export class SessionService {
   readonly sessions: SessionRepo;
   readonly tasks: TaskRepo;
-  private readonly byExecution = new Map<string, string>();
+  readonly driver: SessionDriver;
   private unsubscribe?: () => void;
 
   constructor(private readonly d: SessionDeps) {
     this.sessions = new SessionRepo(d.db);
     this.tasks = new TaskRepo(d.db);
+    this.driver = new SessionDriver(this, d);
   }
 
-  private iso(): string {
+  iso(): string {
     return new Date(this.d.now()).toISOString();
   }
 
@@ -62,7 +63,7 @@ export class SessionService {
       this.cancelOpenTasks(s.id);
       this.save(s, 'aborted');
     }
-    this.unsubscribe = this.d.bus.on('execution.state', (e) => this.onExecution(e));
+    this.unsubscribe = this.d.bus.on('execution.state', (e) => this.driver.onExecution(e));
   }
 
   close(): void {
@@ -77,7 +78,7 @@ export class SessionService {
     return s;
   }
 
-  private save(s: Session, state?: Session['state']): Session {
+  save(s: Session, state?: Session['state']): Session {
     if (state) s.state = state;
     s.updatedAt = this.iso();
     this.sessions.update(s, this.d.now());
@@ -85,7 +86,7 @@ export class SessionService {
     return s;
   }
 
-  private newTask(t: Omit<Task, 'id' | 'createdAt' | 'updatedAt'>): Task {
+  newTask(t: Omit<Task, 'id' | 'createdAt' | 'updatedAt'>): Task {
     const at = this.iso();
     const task: Task = { id: `task-${randomUUID()}`, ...t, createdAt: at, updatedAt: at };
     this.tasks.insert(task, this.d.now());
@@ -101,7 +102,7 @@ export class SessionService {
     return t;
   }
 
-  private cancelOpenTasks(sessionId: string, kind?: Task['kind']): void {
+  cancelOpenTasks(sessionId: string, kind?: Task['kind']): void {
     for (const t of this.tasks.open(sessionId)) if (!kind || t.kind === kind) this.saveTask(t, 'canceled');
   }
 
@@ -254,7 +255,7 @@ export class SessionService {
       }
     }
     s.startedBy = actorOf(by);
-    const status = this.startRecipe(s, 0);
+    const status = this.driver.startRecipe(s, 0);
     if (status.state === 'refused') {
       delete s.recipes[0]?.executionId;
       this.save(s, 'planned');
@@ -270,33 +271,6 @@ export class SessionService {
       throw new ProblemError(slug, `the executor refused: ${reason} (${status.refusal?.detail ?? ''})`, { refusal: status.refusal });
     }
     return this.save(s, 'running');
-  }
-
-  /** Start recipe `i` of `s` on the executor, acting for the person who confirmed the session. */
-  private startRecipe(s: Session, i: number): ExecutionStatus {
-    const r = s.recipes[i];
-    const by = s.confirmation.confirmedBy;
-    if (!r || !by) throw new Error(`session ${s.id} has no recipe ${i} or no confirmation`);
-    const reqId = `${s.id}.${i}.${randomUUID().slice(0, 8)}`;
-    const req: ExecuteRequest = {
-      core: CORE_VERSION,
-      kind: 'ExecuteRequest',
-      id: reqId,
-      recipe: r.recipeId,
-      recipeHash: r.hash,
-      requestedBy: `hub-session:${s.id}`,
-      idempotencyKey: reqId,
-      servings: r.servings,
-      serveBy: s.serveAt,
-      operatingMode: s.mode,
-    };
-    const result = this.d.executor.start(req, { id: by.id, name: `session ${s.id}`, kind: 'human', scopes: ['cook'] });
-    if (result.kind === 'unknown_recipe') throw new ProblemError('unknown-recipe', `the device holds no recipe ${r.recipeId}`);
-    r.executionId = result.status.id;
-    r.execution = { state: result.status.state };
-    s.current = i;
-    this.byExecution.set(result.status.id, s.id);
-    return result.status;
   }
 
   private currentExecution(s: Session): string {
@@ -340,90 +314,5 @@ export class SessionService {
     const r = this.d.executor.resume(t.executionId, '*');
     if (r.kind === 'conflict') throw new ProblemError(r.why === 'presence' ? 'presence-required' : 'conflict', r.message);
     if (r.kind !== 'ok') throw new ProblemError('conflict', 'the execution cannot resume');
-  }
-
-  // ---- following executions -----------------------------------------------------------------------------
-
-  private onExecution(e: BusEvents['execution.state']): void {
-    const sessionId = this.byExecution.get(e.executionId);
-    if (!sessionId) return;
-    const s = this.sessions.get(sessionId);
-    if (!s) return;
-    const i = s.recipes.findIndex((r) => r.executionId === e.executionId);
-    const r = s.recipes[i];
-    if (!r) return;
-    // Progress ticks advance the status seq without a change of state: nothing for the session to do.
-    if (r.execution?.state === e.state && r.execution.outcome === e.outcome) return;
-    r.execution = { state: e.state, ...(e.outcome ? { outcome: e.outcome } : {}) };
-    if (e.state !== 'needs_human') {
-      for (const t of this.tasks.open(s.id))
-        if (t.kind === 'cooking_check' && t.executionId === e.executionId) this.saveTask(t, 'completed');
-    }
-    if (FINAL_SESSION_STATES.includes(s.state)) {
-      this.sessions.update(s, this.d.now());
-      if (['completed', 'stopped', 'failed', 'refused'].includes(e.state)) this.byExecution.delete(e.executionId);
-      return;
-    }
-    switch (e.state) {
-      case 'needs_human': {
-        const why = this.d.executor.status(e.executionId)?.humanNeeded?.why ?? 'the device needs a person';
-        if (!this.tasks.open(s.id).some((t) => t.kind === 'cooking_check' && t.executionId === e.executionId)) {
-          this.newTask({
-            sessionId: s.id,
-            kind: 'cooking_check',
-            state: 'input_required',
-            assignee: HOUSEHOLD,
-            executionId: e.executionId,
-            message: { en: `Cooking check for ${r.recipeId}: ${why}. Answer yes when done (a person must be at the appliance).` },
-          });
-        }
-        this.save(s, 'running');
-        return;
-      }
-      case 'paused':
-        this.save(s, 'paused');
-        return;
-      case 'completed':
-        this.byExecution.delete(e.executionId);
-        this.save(s);
-        // The executor clears its active execution right after announcing the end: start the next one after that.
-        queueMicrotask(() => this.advance(s.id, i + 1));
-        return;
-      case 'stopped':
-      case 'failed':
-      case 'refused': {
-        this.byExecution.delete(e.executionId);
-        const detail = this.d.executor.status(e.executionId)?.refusal?.detail ?? `execution ${e.executionId} ended ${e.state}`;
-        s.failure = { reason: e.state === 'stopped' ? 'execution_stopped' : `execution_${e.state}`, detail, at: this.iso() };
-        this.cancelOpenTasks(s.id);
-        this.save(s, e.state === 'stopped' ? 'aborted' : 'failed');
-        return;
-      }
-      default:
-        this.save(s, s.state === 'paused' && e.state === 'running' ? 'running' : s.state);
-    }
-  }
-
-  private advance(id: string, next: number): void {
-    const s = this.sessions.get(id);
-    if (!s || FINAL_SESSION_STATES.includes(s.state)) return;
-    if (next >= s.recipes.length) {
-      delete s.current;
-      this.save(s, 'completed');
-      return;
-    }
-    try {
-      const status = this.startRecipe(s, next);
-      if (status.state === 'refused') {
-        s.failure = { reason: status.refusal?.reason ?? 'refused', detail: status.refusal?.detail ?? '', at: this.iso() };
-        this.save(s, 'failed');
-        return;
-      }
-      this.save(s, 'running');
-    } catch (err) {
-      this.d.log?.warn({ session: id, err: (err as Error).message }, 'next recipe did not start');
-      s.failure = { reason: 'start_failed', detail: (err as Error).message, at: this.iso() };
-      this.save(s, 'failed');
-    }
   }
 }

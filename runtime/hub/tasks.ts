@@ -20,7 +20,7 @@ export function respondToTask(svc: SessionService, taskId: string, body: TaskAns
   if (!task) throw new ProblemError('not-found', `no task ${taskId} on this hub`);
   if (FINAL_TASK_STATES.includes(task.state))
     throw new ProblemError('conflict', `task ${taskId} is ${task.state}; it takes no more answers`);
-  const answer = { value: body.answer, by: actorOf(by), at: new Date().toISOString() };
+  const answer = { value: body.answer, by: actorOf(by), at: svc.iso() };
   if (task.kind === 'confirm_session') {
     if (by.kind !== 'human')
       throw new ProblemError('not-human-approver', 'only a person’s token can answer a confirmation; an agent can only prepare it');
