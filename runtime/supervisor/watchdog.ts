@@ -32,16 +32,19 @@ const fds = targets.map((t) => {
 });
 const clock = () => performance.timeOrigin + performance.now();
 function forceOff() {
+  let switched = false;
   for (let i = 0; i < targets.length; i++) {
     const t = targets[i];
     try {
-      if (t.kind === 'shared') Atomics.store(views[i], t.index, 0);
-      else if (t.kind === 'sysfs') {
+      if (t.kind === 'shared') {
+        if (Atomics.exchange(views[i], t.index, 0) !== 0) switched = true;
+      } else if (t.kind === 'sysfs') {
         if (fds[i] >= 0) fs.writeSync(fds[i], t.offValue, 0);
         else fs.writeFileSync(t.valuePath, t.offValue);
       }
     } catch {}
   }
+  return switched;
 }
 let last = Atomics.load(ctl, ${HEARTBEAT});
 let lastChange = clock();
@@ -52,10 +55,11 @@ while (Atomics.load(ctl, ${STOP}) === 0) {
   const now = clock();
   if (hb !== last) { last = hb; lastChange = now; firedThisStall = false; continue; }
   if (now - lastChange >= workerData.stallMs) {
-    forceOff();
+    const switched = forceOff();
+    // Record when an output was actually switched off (and, once per stall, the stall itself).
+    if (switched || !firedThisStall) f64[${F64_OFF_AT}] = clock();
     if (!firedThisStall) {
       firedThisStall = true;
-      f64[${F64_OFF_AT}] = clock();
       f64[${F64_STALL_MS}] = now - lastChange;
       Atomics.add(ctl, ${FIRED}, 1);
     }
