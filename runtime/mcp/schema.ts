@@ -18,7 +18,6 @@ export function jsonSchema<T>(schema: Record<string, unknown>): StandardSchemaWi
     check = ajv.compile(schema);
     compiled.set(key, check);
   }
-  const validate = check;
   return {
     '~standard': {
       version: 1,
