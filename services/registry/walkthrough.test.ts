@@ -113,7 +113,24 @@ t.test('walkthrough: serve, prove, publish, deprecate, recall, delete, export', 
 
   const tok = await runCli(['registry', 'token', 'create', '--namespaces', 'org.example,com.bakery', '--data-dir', dataDir, '--json']);
   t.equal(tok.code, 0, tok.stderr);
-  t.match(JSON.parse(tok.stdout), { token: /^svcreg_/, namespaces: ['com.bakery', 'org.example'], admin: false });
+  const created = JSON.parse(tok.stdout);
+  t.match(created, { token: /^svcreg_/, namespaces: ['com.bakery', 'org.example'], admin: false });
+  const okCall = await fetch(`${url}/v1/registry/entries/org.example/pack/status`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${created.token}`, 'content-type': 'application/json', 'idempotency-key': 'walkthrough-1' },
+    body: JSON.stringify({ status: 'deprecated', version: '1.1.0' }),
+  });
+  t.equal(okCall.status, 200, 'an operator-made token works');
+  const revoke = await runCli(['registry', 'token', 'revoke', created.id, '--data-dir', dataDir]);
+  t.equal(revoke.stdout, `revoked ${created.id}\n`);
+  const after = await fetch(`${url}/v1/registry/entries/org.example/pack/status`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${created.token}`, 'content-type': 'application/json', 'idempotency-key': 'walkthrough-2' },
+    body: JSON.stringify({ status: 'active', version: '1.1.0' }),
+  });
+  t.equal(after.status, 401, 'a revoked token is refused');
+  const twice = await runCli(['registry', 'token', 'revoke', created.id, '--data-dir', dataDir]);
+  t.equal(twice.code, 2);
   const badNs = await runCli(['registry', 'token', 'create', '--namespaces', 'Not Valid', '--data-dir', dataDir]);
   t.equal(badNs.code, 2);
   t.match(badNs.stderr, /^hearth: Not Valid is not a namespace/);

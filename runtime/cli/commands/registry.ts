@@ -66,6 +66,16 @@ export const registerRegistry: RegisterCommand = (program) => {
       const { createToken } = await import('../../../services/registry/cli/admin.js');
       await createToken(opts);
     });
+  token
+    .command('revoke')
+    .description('revoke a token by its id (shown by token create --json)')
+    .argument('<id>', 'token id')
+    .option('--data-dir <dir>', 'data directory of the registry', DEFAULT_DATA_DIR)
+    .option('--json', 'print the result as JSON')
+    .action(async (id: string, opts) => {
+      const { revokeToken } = await import('../../../services/registry/cli/admin.js');
+      await revokeToken(id, opts);
+    });
   registry.addCommand(token);
 
   clientOpts(

@@ -105,3 +105,14 @@ export async function createToken(opts: { namespaces?: string; admin?: boolean; 
     await store.close();
   }
 }
+
+export async function revokeToken(id: string, opts: { dataDir: string; json?: boolean }): Promise<void> {
+  const store = openStore(opts.dataDir);
+  try {
+    const ok = await store.revokeToken(id, new Date().toISOString());
+    if (!ok) throw new CliError(`no live token with id ${id}`);
+    process.stdout.write(opts.json ? `${JSON.stringify({ id, revoked: true })}\n` : `revoked ${id}\n`);
+  } finally {
+    await store.close();
+  }
+}

@@ -94,3 +94,16 @@ t.test('recalls are appended with the status change, in one transaction', async 
   );
   t.equal(await store.lastRecallSeq(), 1);
 });
+
+t.test('revoked tokens are not found, and a revoked admin token no longer counts', async (t) => {
+  const store = new SqliteRegistryStore(':memory:');
+  t.teardown(() => store.close());
+  await store.putToken({ id: 't1', hash: 'h1', namespaces: [], admin: true, createdAt: '2026-11-20T12:00:00Z' });
+  t.equal(await store.hasAdminToken(), true);
+  t.match(await store.tokenByHash('h1'), { id: 't1', admin: true });
+  t.equal(await store.revokeToken('t1', '2026-11-20T13:00:00Z'), true);
+  t.equal(await store.tokenByHash('h1'), null);
+  t.equal(await store.hasAdminToken(), false);
+  t.equal(await store.revokeToken('t1', '2026-11-20T14:00:00Z'), false, 'only once');
+  t.equal(await store.revokeToken('nope', '2026-11-20T14:00:00Z'), false);
+});

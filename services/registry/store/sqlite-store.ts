@@ -19,10 +19,12 @@ import type {
 } from '../types.js';
 import type { RegistryStore, StatusResult } from './store.js';
 
-const migrations = new MigrationRegistry().add(idempotencyMigration, {
-  id: 'registry.1',
-  up(db) {
-    db.exec(`
+const migrations = new MigrationRegistry().add(
+  idempotencyMigration,
+  {
+    id: 'registry.1',
+    up(db) {
+      db.exec(`
       CREATE TABLE registry_entries (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,
         name TEXT NOT NULL, version TEXT NOT NULL, namespace TEXT NOT NULL,
@@ -42,8 +44,15 @@ const migrations = new MigrationRegistry().add(idempotencyMigration, {
       CREATE TABLE registry_tokens (
         id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, namespaces TEXT NOT NULL, admin INTEGER NOT NULL, created_at TEXT NOT NULL);
     `);
+    },
   },
-});
+  {
+    id: 'registry.2',
+    up(db) {
+      db.exec('ALTER TABLE registry_tokens ADD COLUMN revoked_at TEXT');
+    },
+  },
+);
 
 /** The text `q` searches: name, description and tags, lower case. */
 export function searchText(e: RegistryEntry): string {
@@ -104,8 +113,9 @@ export class SqliteRegistryStore implements RegistryStore {
       ),
       proofGet: db.prepare('SELECT namespace, method, verified_at FROM registry_proofs WHERE namespace = ?'),
       tokenPut: db.prepare('INSERT INTO registry_tokens (id, hash, namespaces, admin, created_at) VALUES (?, ?, ?, ?, ?)'),
-      tokenGet: db.prepare('SELECT id, hash, namespaces, admin, created_at FROM registry_tokens WHERE hash = ?'),
-      tokenAdmin: db.prepare('SELECT 1 FROM registry_tokens WHERE admin = 1 LIMIT 1'),
+      tokenGet: db.prepare('SELECT id, hash, namespaces, admin, created_at FROM registry_tokens WHERE hash = ? AND revoked_at IS NULL'),
+      tokenAdmin: db.prepare('SELECT 1 FROM registry_tokens WHERE admin = 1 AND revoked_at IS NULL LIMIT 1'),
+      tokenRevoke: db.prepare('UPDATE registry_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
     };
   }
 
@@ -274,6 +284,10 @@ export class SqliteRegistryStore implements RegistryStore {
       admin: row.admin === 1,
       createdAt: row.created_at,
     };
+  }
+
+  async revokeToken(id: string, at: string): Promise<boolean> {
+    return this.s.tokenRevoke.run(at, id).changes > 0;
   }
 
   async hasAdminToken(): Promise<boolean> {

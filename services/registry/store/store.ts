@@ -60,7 +60,10 @@ export interface RegistryStore {
   proofOf(namespace: string): Promise<NamespaceProof | null>;
 
   putToken(token: TokenRecord): Promise<void>;
+  /** The live token with this SHA-256 (revoked tokens are not found). */
   tokenByHash(hash: string): Promise<TokenRecord | null>;
+  /** Revoke a token by id; false when no live token has that id. */
+  revokeToken(id: string, at: string): Promise<boolean>;
   hasAdminToken(): Promise<boolean>;
 
   /** Bumped on every change of entries, directory or recalls; documents are cached per revision. */
