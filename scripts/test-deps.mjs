@@ -10,6 +10,9 @@ const needs = [
   { bin: 'mosquitto_sub', pkg: 'mosquitto-clients' },
   { bin: 'socat', pkg: 'socat' },
   { bin: 'chromium', pkg: 'chromium' },
+  // the unit's `systemd-analyze verify` test and sd_notify (systemd/, runtime/app/sd-notify.ts)
+  { bin: 'systemd-analyze', pkg: 'systemd' },
+  { bin: 'systemd-notify', pkg: 'systemd' },
 ];
 
 const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;

@@ -5,16 +5,20 @@
  */
 import { CliError } from '../cli/errors.js';
 import { type CliOptions, ConfigError, resolveConfig } from '../config/config.js';
-import { hubFeature } from '../hub/feature.js';
+import { dashboardFeature } from '../dashboard/feature.js';
+import { type Hub, hubFeature } from '../hub/feature.js';
 import { syncFeature } from '../sync/feature.js';
 import { App } from './app.js';
+import { createSdNotifier } from './sd-notify.js';
 
 export async function runStart(opts: CliOptions): Promise<void> {
   let app: App;
   try {
     app = await App.create(resolveConfig(opts));
     app.use(syncFeature());
-    app.use(hubFeature());
+    let hub: Hub | undefined;
+    app.use(hubFeature({ onReady: (h) => (hub = h) }));
+    app.use(dashboardFeature({ hub: () => hub?.sessions }));
   } catch (err) {
     if (err instanceof ConfigError) throw new CliError(err.message);
     throw err;
@@ -32,6 +36,9 @@ export async function runStart(opts: CliOptions): Promise<void> {
     throw err;
   }
   process.stdout.write(`hearth ready ${url}\n`);
+  // systemd (Type=notify): READY now, watchdog pings while the loop runs, STOPPING on shutdown.
+  const notify = createSdNotifier({ onError: (m) => app.ctx.log.warn(m) });
+  notify.ready(`listening on ${url}`);
   await new Promise<void>((resolve) => {
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals) => {
@@ -41,6 +48,7 @@ export async function runStart(opts: CliOptions): Promise<void> {
         process.exit(0);
       }
       stopping = true;
+      notify.stopping();
       app.ctx.log.info({ signal }, 'shutting down');
       app
         .stop()

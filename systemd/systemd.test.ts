@@ -1,0 +1,71 @@
+/**
+ * The unit passes `systemd-analyze verify` (on a copy whose ExecStart points at this node and this checkout), has
+ * the service settings Hearth relies on, and the install script does what it says (dry run: nothing is changed).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { repoRoot } from '../test-support/cli.js';
+
+const unitText = readFileSync(join(repoRoot, 'systemd/hearth.service'), 'utf8');
+
+function settings(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const m = /^([A-Za-z]+)=(.*)$/.exec(line.trim());
+    if (m?.[1]) out.set(m[1], m[2] ?? '');
+  }
+  return out;
+}
+
+function verify(text: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-unit-'));
+  try {
+    const file = join(dir, 'hearth.service');
+    writeFileSync(file, text);
+    return spawnSync('systemd-analyze', ['verify', file], { encoding: 'utf8' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const local = unitText.replace('/usr/bin/node', process.execPath).replaceAll('/opt/hearth', repoRoot.replace(/\/$/, ''));
+
+t.test('systemd-analyze verify accepts the unit without a warning', async (t) => {
+  const r = verify(local);
+  t.equal(r.status, 0, r.stderr);
+  t.equal(r.stderr.trim(), '', 'no warnings');
+  const typo = verify(local.replace('NoNewPrivileges=yes', 'NoNewPrivilege=yes'));
+  t.match(typo.stderr, /Unknown key/, 'the check notices a misspelt setting');
+});
+
+t.test('the unit has the settings Hearth relies on', async (t) => {
+  const s = settings(unitText);
+  t.equal(s.get('Type'), 'notify');
+  t.equal(s.get('NotifyAccess'), 'all', 'systemd-notify sends from a child process');
+  t.match(s.get('WatchdogSec'), /^\d+$/);
+  t.equal(s.get('Restart'), 'on-failure');
+  t.equal(s.get('User'), 'hearth');
+  t.same(s.get('SupplementaryGroups')?.split(/\s+/).sort(), ['dialout', 'gpio', 'i2c']);
+  t.equal(s.get('ProtectSystem'), 'strict');
+  t.equal(s.get('StateDirectory'), 'hearth');
+  t.equal(s.get('NoNewPrivileges'), 'yes');
+  t.equal(s.get('KillSignal'), 'SIGTERM');
+  t.match(s.get('ExecStart'), /bin\/hearth\.mjs start /);
+});
+
+t.test('install.sh: valid shell; a dry run creates the user and groups, installs and enables the unit', async (t) => {
+  const script = join(repoRoot, 'systemd/install.sh');
+  t.equal(spawnSync('bash', ['-n', script]).status, 0, 'bash -n');
+  const r = spawnSync('bash', [script], { encoding: 'utf8', env: { ...process.env, DRY_RUN: '1' } });
+  t.equal(r.status, 0, r.stderr);
+  const out = r.stdout;
+  if (spawnSync('id', ['hearth']).status !== 0) t.match(out, /\+ useradd --system --gid hearth .* hearth\n/);
+  t.match(out, /\+ usermod -a -G gpio,i2c,dialout hearth/);
+  t.match(out, /npm ci .*npm run build .*npm prune --omit=dev/);
+  t.match(out, /hearth\.service -> \/etc\/systemd\/system\/hearth\.service/);
+  t.match(out, /\+ systemctl enable hearth\.service/);
+  t.match(out, /token create --scopes/);
+});
