@@ -162,3 +162,21 @@ t.test('after a restart every active execution is stopped with a log entry; noth
   await second.clock.advanceAsync(10_000);
   t.equal(second.app.ctx.executor.status(s.id)?.state, 'stopped', 'it stays stopped');
 });
+
+t.test('shutting down stops and logs the running execution, heat off', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-shutdown-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const h = await startTestApp({ dataDir: dir });
+  h.app.ctx.rig.sim?.setPresence(true);
+  const s = start(h);
+  await until(h, () => (h.app.ctx.rig.heaters.get('pot')?.power ?? 0) > 0, 60_000, 1000);
+  await h.app.stop();
+  for (const heater of h.app.ctx.rig.heaters.values()) t.equal(heater.power, 0, `${heater.id} off`);
+  const again = await startTestApp({ dataDir: dir });
+  t.teardown(() => again.close());
+  const log = again.app.ctx.executor.executionLog(s.id) as ExecutionLog;
+  t.equal(log.outcome, 'aborted_safe');
+  t.match(log['x-hearth-events'], [{ kind: 'shutdown', message: 'the device is shutting down' }]);
+  t.same(log.humanInterventions, [], 'a shutdown is not a person stopping it');
+  t.equal(log['x-hearth-events'].length, 1, 'stopped at shutdown, not found active at the restart');
+});

@@ -81,7 +81,7 @@ export class Executor {
   }
 
   stopAll(message: string): void {
-    this.active?.stop('stop_requested', message);
+    this.active?.stop('shutdown', message);
   }
 
   async close(): Promise<void> {

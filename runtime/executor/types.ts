@@ -85,7 +85,7 @@ export interface StepLog {
 
 export interface LogEvent {
   at: string;
-  kind: 'restart' | 'safety_stop' | 'stop_requested' | 'step_failed' | 'presence_lost' | 'heat_refused';
+  kind: 'restart' | 'shutdown' | 'safety_stop' | 'stop_requested' | 'step_failed' | 'presence_lost' | 'heat_refused';
   message: string;
 }
 
