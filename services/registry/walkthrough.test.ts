@@ -134,6 +134,9 @@ t.test('walkthrough: serve, prove, publish, deprecate, recall, delete, export', 
   const badNs = await runCli(['registry', 'token', 'create', '--namespaces', 'Not Valid', '--data-dir', dataDir]);
   t.equal(badNs.code, 2);
   t.match(badNs.stderr, /^hearth: Not Valid is not a namespace/);
+  const noData = await runCli(['registry', 'export', '--out', out, '--data-dir', join(dir, 'nothing-here')]);
+  t.equal(noData.code, 2);
+  t.match(noData.stderr, /^hearth: .*nothing-here holds no registry/);
   const badPort = await runCli(['registry', 'serve', '--port', 'abc', '--data-dir', dataDir]);
   t.equal(badPort.code, 2);
   t.equal(badPort.stderr, 'hearth: --port must be 0 to 65535, not "abc"\n');

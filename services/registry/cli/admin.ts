@@ -1,4 +1,6 @@
 /** Operator commands: serve, export, token create. They open the data directory directly. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { CliError } from '../../../runtime/cli/errors.js';
 import { exportDocuments } from '../documents.js';
 import { issueToken, isValidNamespace } from '../proof/namespaces.js';
@@ -74,6 +76,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
 }
 
 export async function exportStatic(opts: { out: string; dataDir: string; baseUrl: string; json?: boolean }): Promise<void> {
+  if (!existsSync(join(opts.dataDir, 'registry.db')))
+    throw new CliError(`${opts.dataDir} holds no registry (no registry.db); give --data-dir`);
   const store = openStore(opts.dataDir);
   try {
     const key = loadOrCreateKey(opts.dataDir, new Date());
