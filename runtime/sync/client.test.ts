@@ -185,3 +185,23 @@ t.test('an unreachable index fails cleanly; bad URLs are refused', async (t) => 
   t.throws(() => normalizeIndexUrl('nope'), /not a URL/);
   t.equal(normalizeIndexUrl('http://a.test/idx/'), 'http://a.test/idx');
 });
+
+t.test('without a changes file for the last verified version, sync compares the manifest with what it holds', async (t) => {
+  const { f, dev, sync } = await setup(t);
+  t.equal((await sync()).outcome, 'applied');
+  const changed = editRecipe(join(f.recipesDir, 'syn-00002.svc.json'), (d) => {
+    d.revision = 202;
+  });
+  f.build();
+  resignManifest(f.siteDir, f.key, (p) => p.startsWith('/v1/changes/'));
+  f.requests.length = 0;
+  const s = await sync();
+  t.equal(s.outcome, 'applied', s.reason ?? 'applied');
+  t.equal(s.upserted, 1);
+  t.same(recipeRequests(f.requests), ['/v1/recipes/syn-00002.svc.json']);
+  t.notOk(
+    f.requests.some((p) => p.startsWith('/v1/changes/')),
+    'no changes file asked for',
+  );
+  t.equal(held(dev, f.url)['syn-00002'], changed.hash);
+});

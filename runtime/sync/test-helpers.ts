@@ -117,14 +117,16 @@ export async function indexFixture(dir: string, opts: { count?: number; seed?: s
   };
 }
 
-/** Re-sign the site's manifest with `k` after files under it changed (shards recomputed from disk). */
-export function resignManifest(siteDir: string, k: KeyFile): void {
+/** Re-sign the site's manifest with `k` after files under it changed (shards recomputed from disk, `drop` left out). */
+export function resignManifest(siteDir: string, k: KeyFile, drop: (path: string) => boolean = () => false): void {
   const file = join(siteDir, 'v1/manifest.json');
   const m = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown> & { shards: { path: string; hash: string; bytes: number }[] };
-  const shards = m.shards.map((s) => {
-    const data = readFileSync(join(siteDir, s.path));
-    return { path: s.path, hash: `sha256:${sha256Hex(data)}`, bytes: data.byteLength };
-  });
+  const shards = m.shards
+    .filter((s) => !drop(s.path))
+    .map((s) => {
+      const data = readFileSync(join(siteDir, s.path));
+      return { path: s.path, hash: `sha256:${sha256Hex(data)}`, bytes: data.byteLength };
+    });
   const { signature: _s, hash: _h, ...rest } = m;
   const { hash: _h2, ...signed } = signDocument({ ...rest, shards }, k, { kind: 'Manifest', signedAt: '2026-11-20T12:00:00Z' });
   writeFileSync(file, `${JSON.stringify(signed)}\n`);
