@@ -23,6 +23,7 @@ export interface EventHubOptions {
 }
 
 export class EventHub {
+  private readonly urgent: EventSink[] = [];
   private readonly sinks: EventSink[] = [];
   private off: (() => void) | undefined;
   readonly kitchenId: string;
@@ -33,12 +34,17 @@ export class EventHub {
     this.source = o.source ?? defaultSource(o.kitchenId);
   }
 
-  /** Register a transport. Sinks run synchronously, in registration order. Returns an unsubscribe function. */
-  addSink(sink: EventSink): () => void {
-    this.sinks.push(sink);
+  /**
+   * Register a transport. Sinks run synchronously, in registration order. An `urgent` sink (the local bus) runs
+   * before the event is written to the journal, so a slow disk never delays a safety event on the bus; the
+   * others run after, so a stream that replays the journal and then follows live events misses nothing.
+   */
+  addSink(sink: EventSink, opts: { urgent?: boolean } = {}): () => void {
+    const list = opts.urgent ? this.urgent : this.sinks;
+    list.push(sink);
     return () => {
-      const i = this.sinks.indexOf(sink);
-      if (i >= 0) this.sinks.splice(i, 1);
+      const i = list.indexOf(sink);
+      if (i >= 0) list.splice(i, 1);
     };
   }
 
@@ -54,28 +60,28 @@ export class EventHub {
 
   /** Journal one bus event and fan it out. Also usable directly (tests, benchmarks). */
   publish<K extends BusEventName>(name: K, payload: BusEvents[K]): StoredEvent {
-    const shape = shapeOf(name, payload);
-    const stored = this.record(shape);
-    for (const sink of [...this.sinks]) {
-      try {
-        sink(stored);
-      } catch (err) {
-        this.o.onError?.(err, 'sink');
-      }
+    const shape: EventShape = shapeOf(name, payload);
+    const pos = this.o.journal.reserve();
+    const ce = buildCloudEvent(shape, { id: this.o.newId?.() ?? randomUUID(), seq: pos, kitchenId: this.kitchenId, source: this.source });
+    const stored: StoredEvent = { pos, category: shape.category, ce, body: JSON.stringify(ce) };
+    this.run(this.urgent, stored);
+    try {
+      this.o.journal.write(stored);
+    } catch (err) {
+      // The journal is down (disk full, locked): the event still goes out live; it just cannot be replayed.
+      this.o.onError?.(err, 'journal');
     }
+    this.run(this.sinks, stored);
     return stored;
   }
 
-  private record(shape: EventShape): StoredEvent {
-    const id = this.o.newId?.() ?? randomUUID();
-    const meta = (seq: number) => ({ id, seq, kitchenId: this.kitchenId, source: this.source });
-    try {
-      return this.o.journal.append(shape.category, (pos) => buildCloudEvent(shape, meta(pos)));
-    } catch (err) {
-      // The journal is down (disk full, locked): the event still goes out live, without a resumable position.
-      this.o.onError?.(err, 'journal');
-      const ce = buildCloudEvent(shape, meta(0));
-      return { pos: 0, category: shape.category, ce, body: JSON.stringify(ce) };
+  private run(list: EventSink[], ev: StoredEvent): void {
+    for (const sink of [...list]) {
+      try {
+        sink(ev);
+      } catch (err) {
+        this.o.onError?.(err, 'sink');
+      }
     }
   }
 }

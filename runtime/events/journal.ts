@@ -76,14 +76,23 @@ export class EventJournal {
     return this.seq + 1;
   }
 
-  /** Append; returns the stored event with its position. `build` gets the position and returns the CloudEvent. */
+  /** Take the next position (in memory; `write` stores the event under it). */
+  reserve(): number {
+    return ++this.seq;
+  }
+
+  /** Store an event under a position from `reserve`. */
+  write(ev: StoredEvent): void {
+    this.insert.run(ev.pos, ev.ce.id, ev.ce.type, ev.category, ev.ce.svcsession ?? null, this.now(), ev.body);
+  }
+
+  /** Reserve, build and store in one go; `build` gets the position and returns the CloudEvent. */
   append(category: string, build: (pos: number) => SvcCloudEvent): StoredEvent {
-    const pos = this.nextPos();
+    const pos = this.reserve();
     const ce = build(pos);
-    const body = JSON.stringify(ce);
-    this.insert.run(pos, ce.id, ce.type, category, ce.svcsession ?? null, this.now(), body);
-    this.seq = pos;
-    return { pos, category, ce, body };
+    const ev = { pos, category, ce, body: JSON.stringify(ce) };
+    this.write(ev);
+    return ev;
   }
 
   /** Events after `pos`, oldest first, at most `limit`. */

@@ -62,7 +62,7 @@ export class MqttBridge {
 
   async start(): Promise<void> {
     await this.o.transport.start();
-    this.off = this.o.hub.addSink((ev) => this.forward(ev));
+    this.off = this.o.hub.addSink((ev) => this.forward(ev), { urgent: true });
     await this.o.transport.publish(availabilityMessage(this.o.hub, true, this.iso()));
   }
 

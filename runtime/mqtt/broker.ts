@@ -122,7 +122,8 @@ export class EmbeddedBroker implements BusTransport {
     aedes.on('clientError', (client, err) => this.o.log?.('mqtt client error', { clientId: client?.id, err: err.message }));
 
     const host = this.o.host ?? '127.0.0.1';
-    this.tcp = createServer((socket) => aedes.handle(socket));
+    // No Nagle: a safety event must not wait for a delayed ACK before it leaves.
+    this.tcp = createServer({ noDelay: true }, (socket) => aedes.handle(socket));
     this.tcp.listen(this.o.port, host);
     await once(this.tcp, 'listening');
     this.tcpPort = (this.tcp.address() as AddressInfo).port;

@@ -79,6 +79,10 @@ export class ExternalBroker implements BusTransport {
     u.password = '';
     const client = await mqtt.connectAsync(u.toString(), opts, false);
     this.client = client;
+    // No Nagle on the hub's connection: a safety event must not wait for a delayed ACK.
+    const noDelay = () => (client.stream as { setNoDelay?: (on: boolean) => void } | undefined)?.setNoDelay?.(true);
+    noDelay();
+    client.on('connect', noDelay);
     const estop = commandTopic(this.o.kitchenId, 'estop');
     client.on('message', (topic, payload) => {
       if (topic !== estop) return;

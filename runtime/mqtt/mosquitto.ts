@@ -20,6 +20,8 @@ export interface MosquittoOptions {
   users?: Record<string, string>;
   /** The body of an ACL file (see docs/events.md). */
   acl?: string;
+  /** Turn Nagle's algorithm off on client sockets (`set_tcp_nodelay`), as the embedded broker does. */
+  noDelay?: boolean;
 }
 
 async function freePort(): Promise<number> {
@@ -72,6 +74,7 @@ export async function startMosquitto(o: MosquittoOptions = {}): Promise<Mosquitt
   } else {
     lines.push('allow_anonymous true');
   }
+  if (o.noDelay) lines.push('set_tcp_nodelay true');
   if (o.acl) {
     writeFileSync(join(dir, 'acl'), o.acl);
     lines.push(`acl_file ${join(dir, 'acl')}`);
