@@ -185,3 +185,15 @@ t.test('an unusable limit pack refuses the run instead of being skipped', async 
   // Limits without a max of other kinds are fine.
   t.equal(run(fry, { limits: { limits: [{ id: 'smoke', kind: 'smoke_or_fire', action: 'stop_all' }] } }).state, 'accepted');
 });
+
+t.test('a plan item lists the fallback rungs that also hold, best first (and none when the ladder has no more)', async (t) => {
+  const boil = run(recipeOf({ op: 'cw.op.boil', params: { tempC: 100 } }));
+  t.equal(boil.plan[0]?.rung, 'cw.sense.liquid_temp');
+  t.same(boil.plan[0]?.fallbacks, ['model', 'time'], 'boil_detect is not on this device; model and time hold');
+  const noModel = run(recipeOf({ op: 'cw.op.boil', params: { tempC: 100 } }), { allowModel: false });
+  t.same(noModel.plan[0]?.fallbacks, ['time']);
+  const saute = run(recipeOf({ op: 'cw.op.saute', params: { tempC: 170 } }));
+  t.same(saute.plan[0]?.fallbacks, ['model', 'human'], 'human holds because a person is present');
+  const fry = run(recipeOf({ op: 'cw.op.deep_fry', params: { oilTempC: 175 } }));
+  t.equal(fry.plan[0]?.fallbacks, undefined, 'deep frying has no rung after the oil sensor');
+});

@@ -235,6 +235,10 @@ export function dryRun(input: DryRunInput): DryRunResult {
         verifiedBy: rung.startsWith('cw.') || rung.startsWith('x-') ? 'sensor' : (rung as PlanItem['verifiedBy']),
         rung,
       };
+      const fallbacks = ladder
+        .slice(ladder.indexOf(rung) + 1)
+        .filter((r) => firstHoldingRung([r], trusted, humanPresent, allowModel) !== null);
+      if (fallbacks.length > 0) item.fallbacks = fallbacks;
       if (env) {
         item.medium = env.medium;
         item.unattended = env.unattended;

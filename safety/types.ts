@@ -160,6 +160,11 @@ export interface PlanItem {
   verifiedBy: VerifiedBy;
   /** The ladder rung that holds (a sensor id or cue, `model`, `time`, `human`). */
   rung?: string;
+  /**
+   * The rungs after `rung` that also held at the dry run, best first: what the executor may fall back to when
+   * the rung's sensor fails mid-step (absent when there are none).
+   */
+  fallbacks?: string[];
   /** The envelope medium. */
   medium?: string;
   /** The step's target temperature in °C. */
