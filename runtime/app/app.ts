@@ -88,7 +88,8 @@ export class App {
       clock,
       limits: device.limitSets,
       // Routine lease traffic at debug; trips, resets and limit changes at info (trips also go on the bus).
-      log: (entry) => (entry.event === 'heat_refused' || entry.event === 'lease_expired' ? log.debug(entry, 'supervisor') : log.info(entry, 'supervisor')),
+      log: (entry) =>
+        entry.event === 'heat_refused' || entry.event === 'lease_expired' ? log.debug(entry, 'supervisor') : log.info(entry, 'supervisor'),
       ...opts.supervisor,
     });
     const db = openDatabase(opts.database ?? config.dataDir);
