@@ -242,3 +242,20 @@ t.test('a second build into the same folder at the same time is refused', async 
   t.equal(buildIndex({ recipesDir: recipes, outDir: out, key, now: FIXED_NOW }).version, 1);
   t.notOk(existsSync(join(out, '.hearth-index.lock')), 'the lock is released');
 });
+
+t.test('a rebuild heals a published file that was edited on disk, even at the same size', async (t) => {
+  const { recipes, out, names } = setup(t, 5);
+  buildIndex({ recipesDir: recipes, outDir: out, key, now: FIXED_NOW });
+  const file = join(out, 'v1/recipes', names[1] as string);
+  const original = readFileSync(file, 'utf8');
+  const tampered = original.replace(/sha256:([0-9a-f])/, (_m, c: string) => `sha256:${c === 'a' ? 'b' : 'a'}`);
+  t.not(tampered, original, 'the fixture has something to tamper with');
+  t.equal(Buffer.byteLength(tampered), Buffer.byteLength(original), 'same size');
+  writeFileSync(file, tampered);
+  const r = buildIndex({ recipesDir: recipes, outDir: out, key, now: FIXED_NOW });
+  t.equal(r.changed, false, 'the catalog did not change');
+  t.equal(readFileSync(file, 'utf8'), original, 'the published file is rewritten from the source');
+  const manifest = readJson(join(out, 'v1/manifest.json'));
+  const shard = (manifest.shards as Shard[]).find((s) => file.endsWith(s.path));
+  t.equal(shard?.hash, `sha256:${sha256Hex(readFileSync(file))}`, 'the manifest matches the file on disk');
+});

@@ -94,7 +94,7 @@ export class OutputDir {
     const same = old !== undefined && old.hash === rec.hash;
     if (!same) this.contentChanged = true;
     const file = join(this.outDir, rel);
-    if (same && existsWithSize(file, rec.bytes)) this.kept++;
+    if (same && intactOnDisk(file, rec)) this.kept++;
     else {
       writeAtomic(file, data);
       this.written++;
@@ -106,7 +106,7 @@ export class OutputDir {
   /** Keep a file of the last build as it is, without its content at hand; false if it is gone from disk. */
   keep(rel: string): boolean {
     const old = this.previous[rel];
-    if (old === undefined || !existsWithSize(join(this.outDir, rel), old.bytes)) return false;
+    if (old === undefined || !intactOnDisk(join(this.outDir, rel), old)) return false;
     this.emitted.set(rel, old);
     this.kept++;
     return true;
@@ -129,9 +129,11 @@ export class OutputDir {
   }
 }
 
-function existsWithSize(file: string, bytes: number): boolean {
+/** The file on disk still holds exactly what the last build wrote (size first, then content hash). */
+function intactOnDisk(file: string, rec: FileRecord): boolean {
   try {
-    return statSync(file).size === bytes;
+    if (statSync(file).size !== rec.bytes) return false;
+    return `sha256:${sha256Hex(readFileSync(file))}` === rec.hash;
   } catch {
     return false;
   }
