@@ -8,6 +8,7 @@ import type { PlanItem, Refusal } from '../../safety/types.js';
 import type { EventBus } from '../events/bus.js';
 import type { ExecutionRepo, ExecutionRow } from '../store/executions.js';
 import type { SafetyTrip } from '../supervisor/types.js';
+import { runtimeFallback } from './ladder.js';
 import { ExecutionMachine, type ExecutionState } from './machine.js';
 import { DEFAULT_STEP_S, type StepEnv, StepRun, type StepSignal } from './step.js';
 import { CORE_VERSION, type ExecuteRequest, type ExecutionLog, type ExecutionStatus, type LogEvent, type Outcome } from './types.js';
@@ -36,6 +37,9 @@ export class ResumeError extends Error {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Trips that mean a sensor failed (its subject is the sensor). */
+const SENSOR_TRIPS = new Set<SafetyTrip['reason']>(['sensor_fault', 'out_of_range_reading', 'stale_reading']);
 
 export class Execution {
   readonly machine: ExecutionMachine;
@@ -248,6 +252,12 @@ export class Execution {
     if ((this.awaitingPresence || this.step?.attended) && !this.deps.present()) {
       throw new ResumeError('presence', 'nobody is sensed at the appliance; this step needs a person present');
     }
+    const safety = this.deps.env.supervisor.status();
+    if (safety.latched)
+      throw new ResumeError(
+        'state',
+        `the safety stop is latched (${safety.trip?.reason ?? 'trip'}): a person must check the appliance and reset it before resuming`,
+      );
     const at = iso(this.now());
     if (this.state === 'needs_human') this.log.humanInterventions.push({ at, kind: this.step?.item.by === 'human' ? 'assist' : 'confirm' });
     this.awaitingPresence = false;
@@ -279,14 +289,47 @@ export class Execution {
     this.end('stopped', 'aborted_safe');
   }
 
-  /** The supervisor tripped: record it and stop. */
+  /**
+   * The supervisor tripped (heat is already cut): record it, then either fall to the next rung of the step's
+   * sensor ladder (a sensor the step relies on failed, and the dry run allowed a rung that still holds; see
+   * ladder.ts) or stop.
+   */
   safetyStop(trip: SafetyTrip): void {
     if (this.final) return;
     const action = ['refuse_start', 'cut_heat', 'stop_motion', 'stop_all', 'ask_human', 'alert'].includes(trip.action)
       ? trip.action
       : 'cut_heat';
     this.log.safetyEvents.push({ at: trip.at, limit: trip.subject, action, ...(this.step ? { node: this.step.item.node } : {}) });
-    this.stop('safety_stop', `safety stop (${trip.reason}): ${trip.message}`);
+    const why = this.fallBack(trip);
+    if (why === null) return;
+    this.stop('safety_stop', `safety stop (${trip.reason}): ${trip.message}${why ? `; ${why}` : ''}`);
+  }
+
+  /** Try the run-time ladder: null when the step fell back, else why not ('' when the ladder does not apply). */
+  private fallBack(trip: SafetyTrip): string | null {
+    const step = this.step;
+    if (!step || this.state !== 'running' || !SENSOR_TRIPS.has(trip.reason)) return '';
+    const failed = this.deps.env.sensors.find((s) => s.id === trip.subject);
+    if (!failed || !step.reliesOn(failed.id)) return '';
+    const now = this.now();
+    const choice = runtimeFallback({
+      item: step.item,
+      failed,
+      heats: step.heats,
+      sensors: this.deps.env.sensors,
+      healthy: (id) => {
+        const r = this.deps.env.latest(id);
+        return r !== undefined && typeof r.tempC === 'number' && r.fault === undefined && now - r.at <= 2000;
+      },
+    });
+    if (choice.rung === null) return `sensor ladder: ${choice.why}`;
+    const skipped = choice.skipped.length > 0 ? ` (skipped: ${choice.skipped.join('; ')})` : '';
+    this.note(
+      'sensor_fallback',
+      `${failed.svcSensor} (${failed.id}) failed mid-step: ${trip.message}; node ${step.item.node} falls to the ${choice.rung} rung${skipped}`,
+    );
+    this.handle(step.fallTo(choice, trip));
+    return null;
   }
 
   private fail(why: string): void {

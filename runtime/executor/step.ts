@@ -6,8 +6,9 @@
  */
 import type { TemperatureReading } from '../../drivers/types.js';
 import { checkTemperature, thermalBand } from '../../safety/envelope-check.js';
-import type { PlanItem } from '../../safety/types.js';
-import type { SafetySupervisor } from '../supervisor/types.js';
+import type { PlanItem, VerifiedBy } from '../../safety/types.js';
+import type { SafetySupervisor, SafetyTrip } from '../supervisor/types.js';
+import type { FallbackChoice } from './ladder.js';
 import type { DeviationKind, Reading, StepLog, StepStatus } from './types.js';
 
 /** Time of a step that names none (s). */
@@ -55,9 +56,11 @@ export class StepRun {
   private readonly lowC?: number;
   private readonly highC?: number;
   private readonly durationMs: number;
-  private readonly verifySensor?: SensorInfo;
+  private verifySensor?: SensorInfo;
   /** The rung is a cue no rig sensor provides: a person confirms (or the simulation sees it). */
-  private readonly needsConfirm: boolean;
+  private needsConfirm: boolean;
+  /** How the step is verified now: the plan's rung, or the rung it fell back to at run time. */
+  private verifiedBy: VerifiedBy;
   private phase: 'reach' | 'hold' | 'confirm' | 'done' = 'reach';
   private holdStartedAt?: number;
   private refusedSince?: number;
@@ -74,6 +77,7 @@ export class StepRun {
     readonly startedAt: number,
   ) {
     this.durationMs = (item.durationS ?? DEFAULT_STEP_S) * 1000;
+    this.verifiedBy = item.verifiedBy;
     const band = thermalBand(item.op);
     const thermal =
       item.by === 'device' && item.medium !== undefined && item.medium !== 'none' && (band !== undefined || item.targetC !== undefined);
@@ -230,6 +234,28 @@ export class StepRun {
     return this.phase === 'confirm';
   }
 
+  /** Does the step rely on this rig sensor (its rung's sensor, or a sensor of the heater it drives)? */
+  reliesOn(sensorId: string): boolean {
+    return this.verifySensor?.id === sensorId || (this.heater?.sensors.includes(sensorId) ?? false);
+  }
+
+  /** The rung's sensor failed mid-step (the supervisor tripped): go on with the fallback rung the ladder allows. */
+  fallTo(choice: Extract<FallbackChoice, { rung: string }>, trip: Pick<SafetyTrip, 'subject' | 'reason'>): StepSignal {
+    const failed = `sensor ${trip.subject} failed mid-step (${trip.reason})`;
+    if (choice.kind === 'human') {
+      this.verifiedBy = 'human';
+      this.deviation = { kind: 'human_took_over', detail: `${failed}: a person verified the step instead` };
+      return this.askConfirm(
+        `node ${this.item.node} (${this.item.op}): ${failed} and heat is off; check the appliance, reset the safety stop, confirm the step is done, then resume`,
+      );
+    }
+    this.verifiedBy = choice.kind === 'time' ? 'time' : 'sensor';
+    this.verifySensor = choice.sensor ? this.env.sensors.find((s) => s.id === choice.sensor) : undefined;
+    this.needsConfirm = choice.kind === 'cue' && !this.env.simulatedCues;
+    this.deviation = { kind: 'other', detail: `${failed}: verified by ${choice.rung} instead` };
+    return { kind: 'continue' };
+  }
+
   /** Drop this step's heat. Never throws. */
   release(): void {
     if (!this.heater) return;
@@ -284,7 +310,7 @@ export class StepRun {
       op: this.item.op,
       startedAt: iso(this.startedAt),
       progress: this.progress(now),
-      verifiedBy: this.item.verifiedBy,
+      verifiedBy: this.verifiedBy,
       readings: this.readings(now),
     };
   }
@@ -299,7 +325,7 @@ export class StepRun {
       op: this.item.op,
       startedAt: iso(this.startedAt),
       endedAt: iso(now),
-      verifiedBy: this.item.verifiedBy,
+      verifiedBy: this.verifiedBy,
       envelopeOk,
     };
     const summary = [...this.stats.entries()].flatMap(([id, s]) => {

@@ -85,7 +85,7 @@ export interface StepLog {
 
 export interface LogEvent {
   at: string;
-  kind: 'restart' | 'shutdown' | 'safety_stop' | 'stop_requested' | 'step_failed' | 'presence_lost' | 'heat_refused';
+  kind: 'restart' | 'shutdown' | 'safety_stop' | 'stop_requested' | 'step_failed' | 'presence_lost' | 'heat_refused' | 'sensor_fallback';
   message: string;
 }
 
