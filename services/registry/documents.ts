@@ -48,27 +48,30 @@ export function recallDocument(
   return signDocument(doc, src.key, { kind: 'Recall', signedAt: at });
 }
 
-/** A built document and its strong ETag. */
+/** A built document: its text, the UTF-8 bytes served, and a strong ETag. */
 export interface Built {
   text: string;
+  body: Buffer;
   etag: string;
 }
 
 export class Documents {
-  private cache = new Map<string, { rev: number; text: string; etag: string }>();
+  private cache = new Map<string, Built & { rev: number }>();
 
   constructor(private readonly src: DocumentSource) {}
 
   private async cached(name: string, build: () => Promise<unknown>): Promise<string> {
-    return (await this.built(name, build)).text;
+    return (await this.built(name, async () => JSON.stringify(await build()))).text;
   }
 
-  private async built(name: string, build: () => Promise<unknown>): Promise<Built> {
+  /** The document `name` as of the store's current revision; `build` writes its JSON text. */
+  private async built(name: string, build: () => Promise<string>): Promise<Built> {
     const rev = this.src.store.revision();
     const hit = this.cache.get(name);
     if (hit && hit.rev === rev) return hit;
-    const text = JSON.stringify(await build());
-    const entry = { rev, text, etag: `"${sha256Hex(text).slice(0, 32)}"` };
+    const text = await build();
+    const body = Buffer.from(text);
+    const entry = { rev, text, body, etag: `"${sha256Hex(body).slice(0, 32)}"` };
     this.cache.set(name, entry);
     return entry;
   }
@@ -81,13 +84,17 @@ export class Documents {
     return this.cache.get(name) as Built;
   }
 
-  registry(): Promise<string> {
-    return this.cached('registry', async () => ({
-      svc: REGISTRY_SPEC_VERSION,
-      generatedAt: this.src.now().toISOString(),
-      registry: this.src.registry,
-      entries: await this.src.store.allEntries(),
-    }));
+  /**
+   * The registry document. The entries are spliced in as the store's JSON array text, without parsing and
+   * re-serializing every entry: with 100,000 entries that is the difference between milliseconds and seconds.
+   */
+  async registry(): Promise<string> {
+    return (
+      await this.built('registry', async () => {
+        const head = JSON.stringify({ svc: REGISTRY_SPEC_VERSION, generatedAt: this.src.now().toISOString(), registry: this.src.registry });
+        return `${head.slice(0, -1)},"entries":${await this.src.store.entriesJson()}}`;
+      })
+    ).text;
   }
 
   directory(): Promise<string> {

@@ -98,5 +98,5 @@ export async function sendDocument(
   reply.header('etag', doc.etag).header('cache-control', 'no-cache');
   const inm = req.headers['if-none-match'];
   if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === doc.etag)) return reply.code(304).send();
-  return reply.type('application/json').send(doc.text);
+  return reply.type('application/json').send(doc.body);
 }

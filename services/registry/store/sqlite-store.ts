@@ -94,6 +94,7 @@ export class SqliteRegistryStore implements RegistryStore {
       has: db.prepare('SELECT 1 FROM registry_entries WHERE name = ? AND version = ?'),
       versions: db.prepare('SELECT seq, doc FROM registry_entries WHERE name = ? ORDER BY seq DESC'),
       all: db.prepare('SELECT doc FROM registry_entries ORDER BY seq'),
+      allRaw: db.prepare('SELECT doc FROM registry_entries ORDER BY seq').pluck(),
       update: db.prepare('UPDATE registry_entries SET status = ?, doc = ? WHERE seq = ?'),
       dirGet: db.prepare('SELECT doc FROM registry_directory WHERE id = ?'),
       dirInsert: db.prepare('INSERT INTO registry_directory (id, seq, doc) VALUES (?, ?, ?)'),
@@ -183,6 +184,12 @@ export class SqliteRegistryStore implements RegistryStore {
 
   async allEntries(): Promise<RegistryEntry[]> {
     return (this.s.all.all() as { doc: string }[]).map((r) => JSON.parse(r.doc) as RegistryEntry);
+  }
+
+  async entriesJson(): Promise<string> {
+    const parts: string[] = [];
+    for (const r of this.s.allRaw.iterate() as IterableIterator<string>) parts.push(r);
+    return `[${parts.join(',')}]`;
   }
 
   async setStatus(

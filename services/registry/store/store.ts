@@ -33,6 +33,8 @@ export interface RegistryStore {
   search(query: SearchQuery): Promise<RegistryEntry[]>;
   /** Every entry, tombstones included, in publishing order. */
   allEntries(): Promise<RegistryEntry[]>;
+  /** The same, as the text of a JSON array (for the registry document, without a parse and re-serialize). */
+  entriesJson(): Promise<string>;
   /**
    * Move one version (or all versions) of a name to `change.status`. `recallFor` builds the signed recall
    * document for the entries that became `recalled`; it is stored in the same transaction.
