@@ -58,6 +58,7 @@ t.test('entries are unique per name and version, searchable, and survive a reope
   const again = new SqliteRegistryStore(file);
   t.teardown(() => again.close());
   t.equal((await again.allEntries()).length, 3, 'data persists');
+  t.same(JSON.parse(await again.entriesJson()), await again.allEntries(), 'entriesJson is the same list as text');
   t.equal(await again.insertEntry(e('org.a/y', '1.0.0')), 'exists', 'a tombstoned version stays taken');
   t.same(
     (await again.versions('org.a/y')).map((x) => x.status),
