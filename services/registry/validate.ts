@@ -49,7 +49,11 @@ export function namespaceCovered(ns: string, covered: readonly string[] | 'any' 
   return covered === 'any' || covered?.includes(ns) === true;
 }
 
-async function namespaceIssue(ns: string, ctx: EntryCheckContext, path: string): Promise<ValidationIssue | null> {
+async function namespaceIssue(
+  ns: string,
+  ctx: Pick<EntryCheckContext, 'tokenNamespaces' | 'isProven'>,
+  path: string,
+): Promise<ValidationIssue | null> {
   if (ctx.tokenNamespaces !== null) {
     if (namespaceCovered(ns, ctx.tokenNamespaces)) return null;
     return { code: 'namespace_unproven', path, message: `the publish token does not cover the namespace ${ns}; prove it first` };
@@ -204,11 +208,7 @@ export async function validateDirectoryEntry(
       message: `${ns} is a personal code-host account; the directory lists organizations only`,
     });
   } else {
-    const nsIssue = await namespaceIssue(
-      ns,
-      { ...ctx, exists: async () => false, fetchCollection: async () => ({ ok: false, message: '' }) },
-      '/id',
-    );
+    const nsIssue = await namespaceIssue(ns, ctx, '/id');
     if (nsIssue) issues.push(nsIssue);
   }
   return { valid: issues.length === 0, issues };
