@@ -22,6 +22,7 @@ export interface Kitchen {
 export function openStore(file = ':memory:'): Database.Database {
   const db = new Database(file);
   if (file !== ':memory:') db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL'); // as the hub's store (runtime/store/db.ts)
   db.pragma('foreign_keys = ON');
   new MigrationRegistry().add(tokensMigration, journalMigration, ...webhookMigrations).migrate(db);
   return db;
