@@ -50,6 +50,8 @@ export class Execution {
   private timer?: unknown;
   private awaitingPresence = false;
   private lastShape = '';
+  /** The safety trip that stopped this execution or made it fall back, shown in the status. */
+  private trip?: SafetyTrip;
   private readonly createdAt: number;
 
   constructor(
@@ -128,6 +130,10 @@ export class Execution {
       updatedAt: this.status.updatedAt,
     };
     if (this.status.refusal) next.refusal = this.status.refusal;
+    if (this.trip) {
+      const { reason, subject, message, hint, at, action } = this.trip;
+      next['x-hearth-safety'] = { reason, subject, message, hint, at, action };
+    }
     if (this.step && !this.final) next.step = this.step.status(now);
     if (!this.final) next.eta = iso(now + this.remainingS(now) * 1000);
     Object.assign(next, extra);
@@ -165,8 +171,8 @@ export class Execution {
     this.refresh(extra);
   }
 
-  private note(kind: LogEvent['kind'], message: string): void {
-    this.log['x-hearth-events'].push({ at: iso(this.now()), kind, message });
+  private note(kind: LogEvent['kind'], message: string, hint?: string): void {
+    this.log['x-hearth-events'].push({ at: iso(this.now()), kind, message, ...(hint ? { hint } : {}) });
   }
 
   /** A refusal: accepted → refused, logged, ended. */
@@ -277,10 +283,10 @@ export class Execution {
   }
 
   /** Stop now: heat is cut before this returns. Idempotent on a final state. */
-  stop(kind: LogEvent['kind'], message: string): void {
+  stop(kind: LogEvent['kind'], message: string, hint?: string): void {
     if (this.final) return;
     this.step?.release();
-    this.note(kind, message);
+    this.note(kind, message, hint);
     if (kind === 'stop_requested') this.log.humanInterventions.push({ at: iso(this.now()), kind: 'stop' });
     if (this.step) {
       this.step.deviation = { kind: 'other', detail: `stopped during the step: ${message}`.slice(0, 300) };
@@ -300,9 +306,10 @@ export class Execution {
       ? trip.action
       : 'cut_heat';
     this.log.safetyEvents.push({ at: trip.at, limit: trip.subject, action, ...(this.step ? { node: this.step.item.node } : {}) });
+    this.trip ??= trip;
     const why = this.fallBack(trip);
     if (why === null) return;
-    this.stop('safety_stop', `safety stop (${trip.reason}): ${trip.message}${why ? `; ${why}` : ''}`);
+    this.stop('safety_stop', `safety stop (${trip.reason}): ${trip.message}${why ? `; ${why}` : ''}`, trip.hint);
   }
 
   /** Try the run-time ladder: null when the step fell back, else why not ('' when the ladder does not apply). */
@@ -327,6 +334,7 @@ export class Execution {
     this.note(
       'sensor_fallback',
       `${failed.svcSensor} (${failed.id}) failed mid-step: ${trip.message}; node ${step.item.node} falls to the ${choice.rung} rung${skipped}`,
+      trip.hint,
     );
     this.handle(step.fallTo(choice, trip));
     return null;

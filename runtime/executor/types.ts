@@ -59,6 +59,8 @@ export interface ExecutionStatus {
   eta?: string;
   refusal?: Refusal;
   humanNeeded?: { why: string; byWhen?: string };
+  /** The safety trip that stopped the execution (or made a step fall back): reason, what, what to check. */
+  'x-hearth-safety'?: { reason: string; subject: string; message: string; hint: string; at: string; action: string };
 }
 
 export type Outcome = 'served' | 'partial' | 'aborted_safe' | 'refused' | 'failed';
@@ -87,6 +89,8 @@ export interface LogEvent {
   at: string;
   kind: 'restart' | 'shutdown' | 'safety_stop' | 'stop_requested' | 'step_failed' | 'presence_lost' | 'heat_refused' | 'sensor_fallback';
   message: string;
+  /** What a person should check (safety stops). */
+  hint?: string;
 }
 
 export interface ExecutionLog {
