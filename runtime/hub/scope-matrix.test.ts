@@ -42,6 +42,14 @@ function confirmed(h: TestHub): Session {
 function running(h: TestHub): Session {
   return h.hub.sessions.start(confirmed(h).id, human);
 }
+/** Decide leftover pairing requests (at most MAX_PENDING may wait at once). */
+function clearPairing(h: TestHub): void {
+  for (const r of h.hub.pairing.list()) if (r.state === 'pending') h.hub.pairing.reject(r.userCode, 'matrix');
+}
+function pairingCode(h: TestHub): string {
+  clearPairing(h);
+  return h.hub.pairing.start({ name: 'matrix', kind: 'agent', scopes: ['read'] }).userCode;
+}
 function confirmTask(h: TestHub): string {
   const s = planned(h);
   const task = h.hub.sessions.confirm(s.id, s.confirmation.requiredRules, agent).task;
@@ -160,13 +168,23 @@ const ROWS: Row[] = [
     },
     cleanup: (h) => void h.app.ctx.supervisor.reset('matrix'),
   },
-  { method: 'POST', route: '/svc/v1/pair', need: 'none', ok: 201, body: { name: 'matrix', kind: 'agent', scopes: ['read'] } },
+  {
+    method: 'POST',
+    route: '/svc/v1/pair',
+    need: 'none',
+    ok: 201,
+    setup: (h) => {
+      clearPairing(h);
+      return { body: { name: 'matrix', kind: 'agent', scopes: ['read'] } };
+    },
+  },
   {
     method: 'POST',
     route: '/svc/v1/pair/token',
     need: 'none',
     ok: 200,
     setup: (h) => {
+      clearPairing(h);
       const r = h.hub.pairing.start({ name: 'matrix', kind: 'agent', scopes: ['read'] });
       h.hub.pairing.approve(r.userCode, 'matrix');
       return { body: { pollSecret: r.pollSecret } };
@@ -180,7 +198,7 @@ const ROWS: Row[] = [
       need: 'admin',
       ok: 200,
       setup: (h) => ({
-        path: `/svc/v1/pair/requests/${h.hub.pairing.start({ name: 'matrix', kind: 'agent', scopes: ['read'] }).userCode}/${a}`,
+        path: `/svc/v1/pair/requests/${pairingCode(h)}/${a}`,
         body: {},
       }),
     }),

@@ -21,6 +21,7 @@ export function pairingProblem(err: unknown): never {
   if (err instanceof PairingError) {
     if (err.why === 'unknown') throw new ProblemError('not-found', err.message);
     if (err.why === 'bad_scope') throw new ProblemError('validation-failed', err.message);
+    if (err.why === 'too_many') throw new ProblemError('rate-limited', err.message, {}, { 'Retry-After': '60' });
     throw new ProblemError('conflict', err.message);
   }
   throw err;

@@ -3,7 +3,7 @@ import t from 'tap';
 import { TokenStore, tokensMigration } from '../../platform/http/auth.js';
 import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
 import { SCOPES } from '../hub/types.js';
-import { normalizeCode, PAIRING_TTL_MS, PairingError, PairingStore, pairingMigration } from './store.js';
+import { MAX_PENDING, normalizeCode, PAIRING_TTL_MS, PairingError, PairingStore, pairingMigration } from './store.js';
 
 function setup() {
   const db = new Database(':memory:');
@@ -15,9 +15,10 @@ function setup() {
 }
 
 t.test('codes are 8 consonants shown as XXXX-XXXX and typed in any case', async (t) => {
-  const { store } = setup();
+  const { store, advance } = setup();
   const seen = new Set<string>();
   for (let i = 0; i < 50; i++) {
+    if (i % MAX_PENDING === 0) advance(PAIRING_TTL_MS + 1);
     const r = store.start({ name: `agent ${i}`, kind: 'agent', scopes: ['read'] });
     t.match(r.userCode, /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
     t.match(r.pollSecret, /^hps_[A-Za-z0-9_-]{43}$/);
@@ -69,4 +70,15 @@ t.test('reject, expiry, unknown codes and scopes', async (t) => {
   t.throws(() => store.approve(c.userCode, 'a person', { scopes: ['everything'] }), /unknown scope/);
   const human = store.approve(c.userCode, 'a person', { kind: 'human' });
   t.equal(human.grantedKind, 'human', 'the person decides the kind');
+});
+
+t.test('at most MAX_PENDING requests wait for a person at once', async (t) => {
+  const { store, advance } = setup();
+  const codes = Array.from({ length: MAX_PENDING }, (_, i) => store.start({ name: `a${i}`, kind: 'agent', scopes: ['read'] }).userCode);
+  t.throws(() => store.start({ name: 'one too many', kind: 'agent', scopes: ['read'] }), /already wait for a person/);
+  store.reject(codes[0] ?? '', 'a person');
+  t.ok(store.start({ name: 'room again', kind: 'agent', scopes: ['read'] }).userCode, 'a decided request frees a place');
+  t.throws(() => store.start({ name: 'full again', kind: 'agent', scopes: ['read'] }));
+  advance(PAIRING_TTL_MS + 1);
+  t.ok(store.start({ name: 'after expiry', kind: 'agent', scopes: ['read'] }).userCode, 'expired requests do not count');
 });

@@ -25,6 +25,8 @@ export const pairingMigration: Migration = {
 export const PAIRING_TTL_MS = 10 * 60 * 1000;
 /** Seconds an agent waits between polls (RFC 8628 `interval`). */
 export const POLL_INTERVAL_S = 5;
+/** Most pairing requests waiting for a person at once (anyone on the network may ask). */
+export const MAX_PENDING = 20;
 /** RFC 8628 §6.1: consonants only, no look-alikes; 8 characters shown as XXXX-XXXX. */
 const CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
 
@@ -48,7 +50,7 @@ export interface PairRequest {
 
 export class PairingError extends Error {
   constructor(
-    readonly why: 'unknown' | 'expired' | 'decided' | 'bad_scope',
+    readonly why: 'unknown' | 'expired' | 'decided' | 'bad_scope' | 'too_many',
     message: string,
   ) {
     super(message);
@@ -130,6 +132,14 @@ export class PairingStore {
     id: string;
   } {
     const scopes = this.checkScopes(req.scopes);
+    const waiting = this.db
+      .prepare("SELECT COUNT(*) AS n FROM pair_requests WHERE state = 'pending' AND expires_at > ?")
+      .get(this.now()) as { n: number };
+    if (waiting.n >= MAX_PENDING)
+      throw new PairingError(
+        'too_many',
+        `${waiting.n} pairing requests already wait for a person; try again when they are decided or expired`,
+      );
     const pollSecret = `hps_${randomBytes(32).toString('base64url')}`;
     const now = this.now();
     const id = `pair-${randomUUID()}`;
