@@ -1,0 +1,36 @@
+/**
+ * Every hardware-in-the-loop scenario on the simulated rig, one subtest each: outputs and timings as the
+ * scenario file states them (see docs/hil.md). The checks themselves are tested in expect.test.ts.
+ */
+import { basename } from 'node:path';
+import t from 'tap';
+import { runScenario } from './runner.js';
+import { loadScenario, scenarioFiles } from './scenario.js';
+
+const files = scenarioFiles();
+
+t.test('there is a scenario for every fault the issue names', async (t) => {
+  const names = files.map((f) => basename(f).replace(/\.ya?ml$/, ''));
+  for (const n of [
+    'koshari-fry-served',
+    'oil-open-circuit-mid-fry',
+    'welded-relay',
+    'dead-heater',
+    'stalled-loop',
+    'limit-above-device-dry-run',
+    'limit-clamped-at-run-time',
+    'presence-lost-mid-fry',
+    'ladder-boil-no-fallback',
+    'ladder-reduce-falls-to-person',
+  ])
+    t.ok(names.includes(n), n);
+});
+
+for (const file of files) {
+  const s = loadScenario(file);
+  t.test(`${s.name}: ${s.description.split('. ')[0]}`, async (t) => {
+    const r = await runScenario(s);
+    t.same(r.failures, [], s.name);
+    t.notOk(r.skipped, 'runs on the simulated rig');
+  });
+}
