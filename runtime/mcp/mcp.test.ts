@@ -165,3 +165,43 @@ t.test('inventory, orders, notify, mode and the e-stop over MCP', async (t) => {
   t.equal((stop.structuredContent as Structured).latched, true);
   t.equal(h.app.ctx.supervisor.status().latched, true);
 });
+
+t.test('both protocol eras: revision 2026-07-28 (per-request envelope) and a 2025-era stateless call', async (t) => {
+  const h = await startHub();
+  t.teardown(() => h.close());
+  const token = h.token(['read'], 'agent');
+  const call = async (version: string, name: string, args: Record<string, unknown>, modern: boolean) => {
+    const params: Record<string, unknown> = { name, arguments: args };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': version,
+    };
+    if (modern) {
+      params._meta = { 'io.modelcontextprotocol/protocolVersion': version, 'io.modelcontextprotocol/clientCapabilities': {} };
+      headers['mcp-method'] = 'tools/call';
+      headers['mcp-name'] = name;
+    }
+    const res = await fetch(`${h.url}/svc/v1/mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
+    });
+    const text = await res.text();
+    const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}');
+    return {
+      status: res.status,
+      body: JSON.parse(json) as { result?: { isError?: boolean; structuredContent?: Record<string, unknown> } },
+    };
+  };
+  const modern = await call('2026-07-28', 'search_recipes', { query: 'crispy onions' }, true);
+  t.equal(modern.status, 200);
+  t.equal((modern.body.result?.structuredContent?.items as { id: string }[])[0]?.id, FRY_RECIPE);
+  const denied = await call('2026-07-28', 'set_mode', { mode: 'eco' }, true);
+  t.equal(denied.body.result?.isError, true);
+  t.equal(denied.body.result?.structuredContent?.error, 'forbidden');
+  const legacy = await call('2025-06-18', 'get_recipe', { id: FRY_RECIPE }, false);
+  t.equal(legacy.status, 200);
+  t.equal((legacy.body.result?.structuredContent?.recipe as { id: string }).id, FRY_RECIPE);
+});
