@@ -6,6 +6,7 @@
 import { CliError } from '../cli/errors.js';
 import { type CliOptions, ConfigError, resolveConfig } from '../config/config.js';
 import { dashboardFeature } from '../dashboard/feature.js';
+import { eventFeatures } from '../events/feature.js';
 import { type Hub, hubFeature } from '../hub/feature.js';
 import { syncFeature } from '../sync/feature.js';
 import { App } from './app.js';
@@ -15,6 +16,7 @@ export async function runStart(opts: CliOptions): Promise<void> {
   let app: App;
   try {
     app = await App.create(resolveConfig(opts));
+    for (const f of eventFeatures()) app.use(f); // events first: they hear every bus event the others emit
     app.use(syncFeature());
     let hub: Hub | undefined;
     app.use(hubFeature({ onReady: (h) => (hub = h) }));

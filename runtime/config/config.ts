@@ -8,11 +8,13 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
+import { type EventsConfig, eventsConfigSchema } from '../events/options.js';
 import { packageRoot } from './paths.js';
 
 export type SimSpeed = number | 'manual';
 
-export interface HearthConfig {
+/** Event transport keys (kitchenId, mqtt*) come from EventsConfig: runtime/events/options.ts, docs/events.md. */
+export interface HearthConfig extends EventsConfig {
   /** Interface to listen on (default 127.0.0.1). */
   host: string;
   /** HTTP port (default 8080; 0 picks a free one). */
@@ -67,6 +69,7 @@ export const configSchema = {
     index: { type: 'array', maxItems: 10, items: { type: 'string', pattern: '^https?://[^\\s]+$' } },
     trust: { type: 'string', minLength: 1 },
     syncInterval: { type: 'integer', minimum: 1, maximum: 604800 },
+    ...eventsConfigSchema,
   },
 } as const;
 
@@ -78,6 +81,8 @@ function describe(errors: ErrorObject[] | null | undefined): string {
   const params = e.params as Record<string, unknown>;
   if (e.keyword === 'additionalProperties') return `/${String(params.additionalProperty)} is not a known option`;
   if (e.instancePath === '/syncInterval') return '/syncInterval must be a duration like 900, 30s, 15m or 1h (1 s to 7 days)';
+  if (e.instancePath === '/kitchenId') return '/kitchenId must be 1-64 letters, digits, - or _ (it is an MQTT topic level)';
+  if (e.instancePath === '/mqttUrl') return '/mqttUrl must be a broker URL like mqtt://host:1883 (mqtt, mqtts, ws or wss)';
   if (e.instancePath === '/simSpeed') return '/simSpeed must be a number above 0 (at most 10000) or "manual"';
   const extra = e.keyword === 'enum' ? ` (${(params.allowedValues as string[]).join(', ')})` : '';
   return `${e.instancePath || '/'} ${e.message}${extra}`;
@@ -146,6 +151,11 @@ export interface CliOptions {
   index?: string[];
   trust?: string;
   syncInterval?: string;
+  kitchenId?: string;
+  mqttPort?: string;
+  mqttWsPort?: string;
+  mqttUrl?: string;
+  mqttUsername?: string;
 }
 
 /** `900`, `30s`, `15m`, `1h` → seconds; anything else is returned as given (the schema then names it). */
@@ -164,6 +174,8 @@ function cliValues(o: CliOptions): Record<string, unknown> {
   for (const k of ['dataDir', 'rig', 'recipes', 'device', 'limits', 'publicUrl', 'logLevel', 'index', 'trust'] as const)
     if (o[k] !== undefined) v[k] = o[k];
   if (o.syncInterval !== undefined) v.syncInterval = durationSeconds(o.syncInterval);
+  for (const k of ['mqttPort', 'mqttWsPort'] as const) if (o[k] !== undefined) v[k] = /^[0-9]+$/.test(o[k]) ? Number(o[k]) : o[k];
+  for (const k of ['kitchenId', 'mqttUrl', 'mqttUsername'] as const) if (o[k] !== undefined) v[k] = o[k];
   return v;
 }
 

@@ -5,6 +5,7 @@
  * one event hub. Options come from the config (see options.ts and docs/events.md).
  */
 import type { AppContext, Feature } from '../app/context.js';
+import { ConfigError } from '../config/config.js';
 import { MqttFeature } from '../mqtt/feature.js';
 import { WebhooksFeature } from '../webhooks/feature.js';
 import { webhookMigrations } from '../webhooks/store.js';
@@ -21,6 +22,14 @@ export interface EventFeatures {
   readonly state: { hub?: EventHub; journal?: EventJournal; mqtt?: MqttFeature; webhooks?: WebhooksFeature };
 }
 
+function optionsOf(ctx: AppContext) {
+  try {
+    return eventsOptionsOf(ctx.config);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
 export function createEventFeatures(): EventFeatures {
   const state: EventFeatures['state'] = {};
   let closeFeeds: (() => void) | undefined;
@@ -34,7 +43,7 @@ export function createEventFeatures(): EventFeatures {
     name: 'events',
     migrations: [journalMigration],
     async start(ctx: AppContext) {
-      const o = eventsOptionsOf(ctx.config);
+      const o = optionsOf(ctx);
       state.journal = new EventJournal(ctx.db);
       state.hub = new EventHub({
         bus: ctx.bus,
@@ -59,7 +68,7 @@ export function createEventFeatures(): EventFeatures {
   const mqtt: Feature = {
     name: 'mqtt',
     async start(ctx: AppContext) {
-      const o = eventsOptionsOf(ctx.config);
+      const o = optionsOf(ctx);
       const log = ctx.log.child({ component: 'mqtt' });
       state.mqtt = new MqttFeature({
         bus: ctx.bus,
@@ -74,7 +83,16 @@ export function createEventFeatures(): EventFeatures {
         estop: (message) => ctx.supervisor.cutAll('estop', message),
         log: (level, msg, detail) => log[level](detail ?? {}, msg),
       });
-      await state.mqtt.start();
+      try {
+        await state.mqtt.start();
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+          throw new ConfigError(`cannot listen for MQTT on ${ctx.config.host}:${o.mqttPort} (${code}): pick another --mqtt-port`);
+        }
+        if (o.mqttUrl) throw new ConfigError(`cannot connect to the MQTT broker ${state.mqtt.urls[0]}: ${(err as Error).message}`);
+        throw err;
+      }
     },
     async stop() {
       await state.mqtt?.stop();

@@ -3,12 +3,12 @@
  * everything else of `hearth start` (file or command line); `eventsConfigSchema` is the fragment of the config
  * schema they validate against, `eventsOptionsOf` reads them with their defaults.
  */
-import { checkBrokerUrl } from '../mqtt/external.js';
+import { checkBrokerUrl } from '../mqtt/url.js';
 
 export interface EventsConfig {
   /** The kitchen's id: the second level of every MQTT topic (default `kitchen`). */
   kitchenId?: string;
-  /** Embedded MQTT broker TCP port (default 1883; 0 picks a free one). */
+  /** Embedded MQTT broker TCP port (default 1883, or 0 when the HTTP port is 0; 0 picks a free one). */
   mqttPort?: number;
   /** Embedded broker WebSocket port (absent: no WebSocket listener; 0 picks a free one). */
   mqttWsPort?: number;
@@ -47,7 +47,9 @@ export function eventsOptionsOf(config: object, env: NodeJS.ProcessEnv = process
   if (!new RegExp(eventsConfigSchema.kitchenId.pattern).test(kitchenId)) {
     throw new Error(`kitchenId ${JSON.stringify(kitchenId)}: use 1-64 letters, digits, - or _ (it is an MQTT topic level)`);
   }
-  const o: EventsOptions = { kitchenId, mqttPort: c.mqttPort ?? DEFAULT_MQTT_PORT };
+  // An ephemeral HTTP port (tests, several hubs on one machine) means an ephemeral MQTT port by default too.
+  const httpPort = (config as { httpPort?: number }).httpPort;
+  const o: EventsOptions = { kitchenId, mqttPort: c.mqttPort ?? (httpPort === 0 ? 0 : DEFAULT_MQTT_PORT) };
   if (c.mqttWsPort !== undefined) o.mqttWsPort = c.mqttWsPort;
   if (c.mqttUrl !== undefined) {
     const bad = checkBrokerUrl(c.mqttUrl);

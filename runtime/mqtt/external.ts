@@ -6,6 +6,10 @@
  */
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { commandTopic } from './topics.js';
+import { checkBrokerUrl } from './url.js';
+
+export { checkBrokerUrl };
+
 import type { BusTransport, CommandHandler, OutgoingMessage } from './transport.js';
 
 export interface ExternalBrokerOptions {
@@ -18,21 +22,6 @@ export interface ExternalBrokerOptions {
   /** The message the broker publishes if the hub vanishes (the availability topic, retained). */
   will?: OutgoingMessage;
   connectTimeoutMs?: number;
-}
-
-const PROTOCOLS = new Set(['mqtt:', 'mqtts:', 'ws:', 'wss:', 'tcp:', 'ssl:']);
-
-/** Check a broker URL; returns an error message or undefined. */
-export function checkBrokerUrl(url: string): string | undefined {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return `${JSON.stringify(url)} is not a URL (use mqtt://host:port)`;
-  }
-  if (!PROTOCOLS.has(u.protocol)) return `${JSON.stringify(url)}: the broker URL must start with mqtt://, mqtts://, ws:// or wss://`;
-  if (u.hostname === '') return `${JSON.stringify(url)}: the broker URL needs a host`;
-  return undefined;
 }
 
 export class ExternalBroker implements BusTransport {
