@@ -197,11 +197,11 @@ t.test('both protocol eras: revision 2026-07-28 (per-request envelope) and a 202
   };
   const modern = await call('2026-07-28', 'search_recipes', { query: 'crispy onions' }, true);
   t.equal(modern.status, 200);
-  t.equal((modern.body.result?.structuredContent?.items as { id: string }[])[0]?.id, FRY_RECIPE);
+  t.equal((modern.body.result?.structuredContent?.items as { id: string }[] | undefined)?.[0]?.id, FRY_RECIPE);
   const denied = await call('2026-07-28', 'set_mode', { mode: 'eco' }, true);
   t.equal(denied.body.result?.isError, true);
   t.equal(denied.body.result?.structuredContent?.error, 'forbidden');
   const legacy = await call('2025-06-18', 'get_recipe', { id: FRY_RECIPE }, false);
   t.equal(legacy.status, 200);
-  t.equal((legacy.body.result?.structuredContent?.recipe as { id: string }).id, FRY_RECIPE);
+  t.equal((legacy.body.result?.structuredContent?.recipe as { id: string } | undefined)?.id, FRY_RECIPE);
 });
