@@ -212,3 +212,15 @@ t.test('mosquitto_sub (MQTT 5) receives a safety event from the embedded broker'
   t.ok(retained === '0' || retained === '1');
   t.equal(JSON.parse(payload ?? '{}').type, 'svc.safety.limit_tripped');
 });
+
+t.test('a client whose token is revoked is disconnected by the sweep', async (t) => {
+  const { k, feature, connect } = await setup(t);
+  const keep = await connect(k.tokens.create({ name: 'keep', scopes: ['read'] }).token);
+  const gone = await connect(k.tokens.create({ name: 'gone', scopes: ['read'] }).token);
+  const closed = new Promise<void>((resolve) => gone.once('close', () => resolve()));
+  t.equal(feature.embedded?.revokeStale(), 0);
+  k.tokens.revoke('gone');
+  t.equal(feature.embedded?.revokeStale(), 1);
+  await closed;
+  t.ok(keep.connected, 'other clients stay');
+});
