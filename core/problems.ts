@@ -22,6 +22,7 @@ export const problemCatalog = {
   'capability-mismatch': { status: 409, title: 'Capability mismatch' },
   'presence-required': { status: 409, title: 'A person must be present' },
   'not-human-approver': { status: 403, title: 'Only a person can approve this' },
+  'limit-raise-refused': { status: 403, title: 'Safety limits cannot be raised' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   // Transport and protocol problems shared by every surface.
   'bad-request': { status: 400, title: 'Malformed request' },

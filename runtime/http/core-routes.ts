@@ -11,6 +11,7 @@ import { createValidatorCompiler } from '../../platform/http/validation.js';
 import type { AppContext } from '../app/context.js';
 import type { ExecuteRequest, ExecutionStatus } from '../executor/types.js';
 import { storeIncident } from '../store/recalls.js';
+import { registerLimitRoutes } from '../supervisor/limit-routes.js';
 import { executeRequestSchema, executionParams, incidentReportSchema, recallsQuery, resumeRequestSchema } from './schemas.js';
 
 type IdParams = { Params: { id: string } };
@@ -100,6 +101,8 @@ export function registerCoreRoutes(ctx: AppContext, now: () => number): void {
   registerStop(http, ctx);
 
   http.get('/v1/safety-limits', async () => ctx.device.limitsInForce);
+  // Tries to change the limits are refused (a loosening one is a safety event): see runtime/supervisor/limit-routes.ts.
+  registerLimitRoutes(http, { supervisor: ctx.supervisor, limitSets: () => ctx.device.limitSets });
   http.get('/v1/capabilities', async () => ctx.device.capabilities);
 
   http.get<{ Querystring: { since?: string } }>('/v1/recalls', { schema: { querystring: recallsQuery } }, async (req) => {
