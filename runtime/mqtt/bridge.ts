@@ -62,6 +62,7 @@ export class MqttBridge {
 
   async start(): Promise<void> {
     await this.o.transport.start();
+    for (const topic of this.o.transport.retainedAlarms?.() ?? []) this.retainedAlarms.add(topic);
     this.off = this.o.hub.addSink((ev) => this.forward(ev), { urgent: true });
     await this.o.transport.publish(availabilityMessage(this.o.hub, true, this.iso()));
   }

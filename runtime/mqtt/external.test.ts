@@ -110,3 +110,40 @@ t.test('a wrong password fails start with the broker refusal', async (t) => {
   await t.rejects(feature.start(), /Not authorized|Bad User Name|unauthorized/i);
   k.db.close();
 });
+
+t.test('a restarted hub clears the alarm its previous run left retained on the external broker', async (t) => {
+  const broker = await startMosquitto();
+  t.teardown(() => broker.stop());
+  const run = async () => {
+    const k = makeKitchen({ kitchenId: 'k1' });
+    const feature = new MqttFeature({ bus: k.bus, hub: k.hub, tokens: k.tokens, host: '127.0.0.1', mqttPort: 0, mqttUrl: broker.url });
+    await feature.start();
+    return { k, feature };
+  };
+  const retainedSafety = async () => {
+    const c = await mqtt.connectAsync(broker.url, { protocolVersion: 5, reconnectPeriod: 0 }, false);
+    const got: string[] = [];
+    c.on('message', (topic, payload, packet) => {
+      if (packet.retain && payload.length > 0) got.push(topic);
+    });
+    await c.subscribeAsync('svc/k1/safety/#', { qos: 1 });
+    await new Promise((r) => setTimeout(r, 300));
+    await c.endAsync(true);
+    return got;
+  };
+  const first = await run();
+  first.k.bus.emit('safety', tripEvent());
+  await first.feature.bridge.flush();
+  await first.feature.stop();
+  first.k.db.close();
+  t.same(await retainedSafety(), ['svc/k1/safety/oil-max'], 'the alarm outlives the hub');
+
+  const second = await run();
+  t.teardown(async () => {
+    await second.feature.stop();
+    second.k.db.close();
+  });
+  second.k.bus.emit('safety', { kind: 'reset', action: 'none', message: 'reset by ana', at: new Date().toISOString() });
+  await second.feature.bridge.flush();
+  t.same(await retainedSafety(), [], 'the reset cleared it');
+});

@@ -22,11 +22,14 @@ export interface ExternalBrokerOptions {
   /** The message the broker publishes if the hub vanishes (the availability topic, retained). */
   will?: OutgoingMessage;
   connectTimeoutMs?: number;
+  /** How long to collect retained safety alarms at start (default 300 ms). */
+  retainedWaitMs?: number;
 }
 
 export class ExternalBroker implements BusTransport {
   private client: MqttClient | undefined;
   private readonly handlers: CommandHandler[] = [];
+  private readonly retained = new Set<string>();
 
   constructor(private readonly o: ExternalBrokerOptions) {
     const bad = checkBrokerUrl(o.url);
@@ -78,6 +81,20 @@ export class ExternalBroker implements BusTransport {
       for (const h of this.handlers) h('estop', { clientId: 'external-broker' }, payload);
     });
     await client.subscribeAsync(estop, { qos: 1 });
+    // Learn which alarms a previous run left retained, so the next reset or cleared event clears them too.
+    const safety = `svc/${this.o.kitchenId}/safety/#`;
+    const learn = (topic: string, payload: Buffer, packet: { retain?: boolean }) => {
+      if (packet.retain && payload.length > 0 && topic.startsWith(safety.slice(0, -1))) this.retained.add(topic);
+    };
+    client.on('message', learn);
+    await client.subscribeAsync(safety, { qos: 1 });
+    await new Promise((r) => setTimeout(r, this.o.retainedWaitMs ?? 300));
+    client.off('message', learn);
+    await client.unsubscribeAsync(safety);
+  }
+
+  retainedAlarms(): string[] {
+    return [...this.retained];
   }
 
   async publish(msg: OutgoingMessage): Promise<void> {

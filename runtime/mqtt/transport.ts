@@ -29,6 +29,8 @@ export interface BusTransport {
   start(): Promise<void>;
   publish(msg: OutgoingMessage): Promise<void>;
   onCommand(handler: CommandHandler): void;
+  /** Safety topics holding a retained alarm when the transport started (an external broker outlives the hub). */
+  retainedAlarms?(): string[];
   stop(): Promise<void>;
 }
 
