@@ -22,7 +22,10 @@ export interface DashboardTestApp {
 }
 
 export async function startDashboardApp(
-  opts: { extra?: (app: App, hub: () => Hub | undefined) => Feature[] } = {},
+  opts: {
+    extra?: (app: App, hub: () => Hub | undefined) => Feature[];
+    hub?: Omit<NonNullable<Parameters<typeof hubFeature>[0]>, 'onReady'>;
+  } = {},
 ): Promise<DashboardTestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-dash-'));
   const config = { ...resolveConfig({ dataDir, httpPort: '0' }), logLevel: 'silent' as const };
@@ -31,7 +34,7 @@ export async function startDashboardApp(
   const app = await App.create(config, { clock, logger: pino({ level: 'silent' }), supervisor: { watchdogStallMs: 2000 } });
   let hub: Hub | undefined;
   const getHub = () => hub;
-  app.use(hubFeature({ onReady: (h) => (hub = h) }));
+  app.use(hubFeature({ ...opts.hub, onReady: (h) => (hub = h) }));
   app.use(dashboardFeature({ hub: () => hub?.sessions, keepAliveMs: 1000 }));
   for (const f of opts.extra?.(app, getHub) ?? []) app.use(f);
   const url = await app.start();

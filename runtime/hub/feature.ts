@@ -25,7 +25,7 @@ export interface Hub {
   safety: SafetyDeps;
 }
 
-export function hubFeature(opts: { onReady?: (hub: Hub) => void } = {}): Feature {
+export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMcpDeps['runFlow'] } = {}): Feature {
   let sessions: SessionService | undefined;
   let closeMcp: (() => Promise<void>) | undefined;
   return {
@@ -59,6 +59,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void } = {}): Feature
         capabilities: ctx.device.capabilities,
         safety,
         now,
+        ...(opts.runFlow ? { runFlow: opts.runFlow } : {}),
       };
       closeMcp = mountHubMcp(ctx.http, deps);
       opts.onReady?.({ sessions, kitchen, pairing, safety });
