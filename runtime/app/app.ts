@@ -76,10 +76,22 @@ export class App {
       }
     }
     const simulated = rigConfig.kind === 'simulated';
+    if (config.faults && config.faults.length > 0) {
+      // `--fault`: scheduled on the simulated rig only; a real rig's faults are made by hand (docs/hil.md).
+      if (rigConfig.kind !== 'simulated') throw new ConfigError('--fault needs the simulated rig (a real rig cannot fake a fault)');
+      rigConfig = { ...rigConfig, faults: [...(rigConfig.faults ?? []), ...config.faults] };
+    }
     const { clock, manual } = opts.clock
       ? { clock: opts.clock, manual: opts.clock instanceof ManualClock ? opts.clock : undefined }
       : clockFor(config, simulated);
-    const rig = await createRig(rigConfig, { clock });
+    let rig: Awaited<ReturnType<typeof createRig>>;
+    try {
+      rig = await createRig(rigConfig, { clock });
+    } catch (err) {
+      // A simulated rig refuses a fault on a sensor or heater it does not have.
+      if (simulated) throw new ConfigError((err as Error).message);
+      throw err;
+    }
     rig.allHeatOff();
     const bus = new EventBus((err, name) => log.error({ err, event: name }, 'event listener failed'));
     const supervisor = createSupervisor({

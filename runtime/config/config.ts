@@ -8,7 +8,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
+import type { FaultSpec } from '../../drivers/sim/faults.js';
 import { type EventsConfig, eventsConfigSchema } from '../events/options.js';
+import { parseFaultSpec } from './faults.js';
 import { packageRoot } from './paths.js';
 
 export type SimSpeed = number | 'manual';
@@ -41,6 +43,8 @@ export interface HearthConfig extends EventsConfig {
   trust?: string;
   /** Seconds between scheduled syncs (default 900, ±10 % jitter). */
   syncInterval: number;
+  /** Faults scheduled on the simulated rig (`--fault oil-open-at=60s`; runtime/config/faults.ts). */
+  faults?: FaultSpec[];
 }
 
 export class ConfigError extends Error {
@@ -69,6 +73,7 @@ export const configSchema = {
     index: { type: 'array', maxItems: 10, items: { type: 'string', pattern: '^https?://[^\\s]+$' } },
     trust: { type: 'string', minLength: 1 },
     syncInterval: { type: 'integer', minimum: 1, maximum: 604800 },
+    faults: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 120 } },
     ...eventsConfigSchema,
   },
 } as const;
@@ -115,6 +120,16 @@ export function parseConfig(doc: unknown, where: string, baseDir: string): Parti
   const out = { ...(doc as Partial<HearthConfig>) };
   for (const k of PATH_KEYS) if (out[k] !== undefined) out[k] = resolve(baseDir, out[k] as string);
   if (out.rig !== undefined && out.rig !== 'simulated') out.rig = resolve(baseDir, out.rig);
+  if (out.faults !== undefined) {
+    out.faults = (out.faults as unknown as string[]).map((spec, i) => {
+      try {
+        return parseFaultSpec(spec);
+      } catch (err) {
+        const what = where === 'command line' ? `--fault ${JSON.stringify(spec)}` : `${where}: /faults/${i} ${JSON.stringify(spec)}`;
+        throw new ConfigError(`${what}: ${(err as Error).message}`);
+      }
+    });
+  }
   return out;
 }
 
@@ -151,6 +166,7 @@ export interface CliOptions {
   index?: string[];
   trust?: string;
   syncInterval?: string;
+  fault?: string[];
   kitchenId?: string;
   mqttPort?: string;
   mqttWsPort?: string;
@@ -174,6 +190,7 @@ function cliValues(o: CliOptions): Record<string, unknown> {
   for (const k of ['dataDir', 'rig', 'recipes', 'device', 'limits', 'publicUrl', 'logLevel', 'index', 'trust'] as const)
     if (o[k] !== undefined) v[k] = o[k];
   if (o.syncInterval !== undefined) v.syncInterval = durationSeconds(o.syncInterval);
+  if (o.fault !== undefined) v.faults = o.fault;
   for (const k of ['mqttPort', 'mqttWsPort'] as const) if (o[k] !== undefined) v[k] = /^[0-9]+$/.test(o[k]) ? Number(o[k]) : o[k];
   for (const k of ['kitchenId', 'mqttUrl', 'mqttUsername'] as const) if (o[k] !== undefined) v[k] = o[k];
   return v;

@@ -23,13 +23,18 @@ export const registerStart: RegisterCommand = (program) => {
         (v: string, p: string[] = []) => [...p, v],
       )
       .option('--trust <file>', 'key records whose signatures sync accepts (a record, an array or a discovery file)')
+      .option(
+        '--fault <spec>',
+        'simulated rig: schedule a fault, TARGET-KIND[-at=WHEN][,value=N], e.g. oil-open-at=60s or fryer-welded-at=2m (repeatable; docs/hil.md)',
+        (v: string, p: string[] = []) => [...p, v],
+      )
       .option('--sync-interval <duration>', 'time between scheduled syncs: seconds or 30s, 15m, 1h (default 15m, ±10% jitter)')
       .option('--kitchen-id <id>', 'kitchen id, the second level of every MQTT topic (default kitchen)')
       .option('--mqtt-port <port>', 'embedded MQTT 5 broker TCP port; 0 picks a free one (default 1883; 0 with --http-port 0)')
       .option('--mqtt-ws-port <port>', 'embedded broker MQTT-over-WebSocket port; 0 picks a free one (default: none)')
       .option('--mqtt-url <url>', 'use this external broker (mqtt://host:port) instead of the embedded one')
       .option('--mqtt-username <name>', 'user name for the external broker (password: HEARTH_MQTT_PASSWORD or the config file)')
-      .action(async (opts: Record<string, string | undefined> & { index?: string[] }) => {
+      .action(async (opts: Record<string, string | undefined> & { index?: string[]; fault?: string[] }) => {
         const { runStart } = await import('../../app/run.js');
         await runStart(opts);
       }),
