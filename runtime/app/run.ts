@@ -6,21 +6,31 @@
 import { CliError } from '../cli/errors.js';
 import { type CliOptions, ConfigError, resolveConfig } from '../config/config.js';
 import { dashboardFeature } from '../dashboard/feature.js';
-import { eventFeatures } from '../events/feature.js';
+import { createEventFeatures } from '../events/feature.js';
+import { homeAssistantFeature } from '../homeassistant/feature.js';
 import { type Hub, hubFeature } from '../hub/feature.js';
 import { syncFeature } from '../sync/feature.js';
 import { App } from './app.js';
 import { createSdNotifier } from './sd-notify.js';
 
-export async function runStart(opts: CliOptions): Promise<void> {
+export async function runStart(opts: CliOptions & { flows?: boolean }): Promise<void> {
   let app: App;
   try {
     app = await App.create(resolveConfig(opts));
-    for (const f of eventFeatures()) app.use(f); // events first: they hear every bus event the others emit
+    const events = createEventFeatures();
+    for (const f of [events.events, events.mqtt, events.webhooks]) app.use(f); // events first: they hear every bus event the others emit
     app.use(syncFeature());
+    // `--flows`: the embedded Node-RED (loaded only then), whose deployed flows the hub's run_flow tool runs.
+    const flows = opts.flows ? (await import('../flows/feature.js')).flowsFeature() : undefined;
     let hub: Hub | undefined;
-    app.use(hubFeature({ onReady: (h) => (hub = h) }));
+    app.use(hubFeature({ onReady: (h) => (hub = h), ...(flows ? { runFlow: (id, inputs) => flows.runFlow(id, inputs) } : {}) }));
     app.use(dashboardFeature({ hub: () => hub?.sessions }));
+    const bus = () => {
+      const { mqtt, hub: eventHub } = events.state;
+      return mqtt && eventHub ? { transport: mqtt.transport, kitchenId: eventHub.kitchenId } : undefined;
+    };
+    app.use(homeAssistantFeature({ mqtt: bus }));
+    if (flows) app.use(flows);
   } catch (err) {
     if (err instanceof ConfigError) throw new CliError(err.message);
     throw err;

@@ -4,9 +4,13 @@
  * refused inside a flow, flow HTTP endpoints behind admin tokens, and WebSocket upgrades routed to the right
  * server.
  */
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t from 'tap';
 import WebSocket from 'ws';
+import { repoRoot } from '../../test-support/cli.js';
 import { KOSHARI } from '../app/testing.js';
 import { startDashboardApp } from '../dashboard/test-app.js';
 import { testBusFeature } from '../homeassistant/test-bus.js';
@@ -110,6 +114,43 @@ t.test('the hub MCP tool run_flow runs a deployed flow (scope cook)', async (t) 
   const reader = await connect(d.token(['read'], 'agent'));
   const forbidden = await reader.callTool({ name: 'run_flow', arguments: { flowId: 'safety-check' } });
   t.match(forbidden, { isError: true, structuredContent: { error: 'forbidden', requiredScope: 'cook' } });
+});
+
+t.test('the example flows: told once the oil is at temperature; smoke stops everything', async (t) => {
+  type FlowNode = { id: string; type: string; url?: string; credentials?: Record<string, string> };
+  const read = (name: string) => JSON.parse(readFileSync(join(repoRoot, 'flows/examples', name), 'utf8')) as FlowNode[];
+  const nodes = [...read('oil-ready.json'), ...read('smoke-estop.json').filter((n) => n.type !== 'hearth-config')];
+  for (const n of nodes) if (n.type === 'hearth-config') Object.assign(n, { url: d.url, credentials: { token: cook } });
+  const deployed = await api('/flows/flows', {
+    method: 'POST',
+    token: admin,
+    body: nodes,
+    headers: { 'node-red-deployment-type': 'full' },
+  });
+  t.ok([200, 204].includes(deployed.status), `imported: ${deployed.status}`);
+  for (let i = 0; i < 100 && !flows.flowIds().includes('smoke'); i++) await new Promise((r) => setTimeout(r, 20));
+  t.same(flows.flowIds(), ['oil-ready', 'smoke']);
+  await new Promise((r) => setTimeout(r, 300)); // the sensor feed connects
+
+  t.match(await flows.runFlow('oil-ready', {}), { ready: false, targetC: 170 });
+  await api('/sim/v1/temperature', { method: 'POST', body: { sensor: 'oil', tempC: 176 } });
+  let answer: { ready?: boolean; tempC?: number } = {};
+  for (let i = 0; i < 20 && !answer.ready; i++) {
+    await d.clock.advanceAsync(500);
+    await new Promise((r) => setTimeout(r, 250));
+    answer = (await flows.runFlow('oil-ready', {})) as typeof answer;
+  }
+  t.equal(answer.ready, true, 'the flow saw the oil reach 170 °C');
+  t.ok(Math.abs((answer.tempC ?? 0) - 176) < 3, `at ${answer.tempC} °C`);
+
+  t.equal(d.app.ctx.supervisor.status().latched, false);
+  t.match(await flows.runFlow('smoke', true), { accepted: true, action: 'heat_off_all' });
+  t.equal(d.app.ctx.supervisor.status().latched, true, 'smoke: the stop is latched');
+  t.ok(
+    [...d.app.ctx.rig.heaters.values()].every((h) => h.power === 0),
+    'all heat off',
+  );
+  t.ok(d.app.ctx.supervisor.reset('test'), 'a person resets');
 });
 
 t.test('WebSocket upgrades: the editor comms go to Node-RED, the hub feed to the hub', async (t) => {

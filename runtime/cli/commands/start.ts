@@ -34,7 +34,8 @@ export const registerStart: RegisterCommand = (program) => {
       .option('--mqtt-ws-port <port>', 'embedded broker MQTT-over-WebSocket port; 0 picks a free one (default: none)')
       .option('--mqtt-url <url>', 'use this external broker (mqtt://host:port) instead of the embedded one')
       .option('--mqtt-username <name>', 'user name for the external broker (password: HEARTH_MQTT_PASSWORD or the config file)')
-      .action(async (opts: Record<string, string | undefined> & { index?: string[]; fault?: string[] }) => {
+      .option('--flows', 'run the embedded Node-RED at /flows (editor and admin API need a token with admin; docs/maker.md)')
+      .action(async (opts: Record<string, string | undefined> & { index?: string[]; fault?: string[]; flows?: boolean }) => {
         const { runStart } = await import('../../app/run.js');
         await runStart(opts);
       }),
