@@ -22,6 +22,8 @@ t.test('there is a scenario for every fault the issue names', async (t) => {
     'presence-lost-mid-fry',
     'ladder-boil-no-fallback',
     'ladder-reduce-falls-to-person',
+    'recipe-widens-envelope',
+    'limit-raise-refused',
   ])
     t.ok(names.includes(n), n);
 });

@@ -4,7 +4,7 @@
  * inline), the device's capabilities and limits, a timeline (presence, faults, stalls, heat requests, a
  * person's resume, reset or stop, a limit change) and the expected outcome with timing bounds. See docs/hil.md.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
@@ -307,6 +307,9 @@ export function scenarioFiles(dir = scenarioDir): string[] {
 
 /** Find scenarios by name or path. */
 export function resolveScenario(arg: string): string {
-  const byName = scenarioFiles().find((f) => basename(f).replace(/\.(ya?ml|json)$/, '') === arg);
-  return byName ?? resolve(arg);
+  const names = scenarioFiles().map((f) => [basename(f).replace(/\.(ya?ml|json)$/, ''), f] as const);
+  const byName = names.find(([n]) => n === arg);
+  if (byName) return byName[1];
+  if (existsSync(arg)) return resolve(arg);
+  throw new ScenarioError(`no scenario "${arg}": neither a scenario name (${names.map(([n]) => n).join(', ')}) nor a file`);
 }

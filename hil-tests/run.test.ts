@@ -1,0 +1,62 @@
+/** `npm run hil` as a user runs it: one line per scenario, the totals, exit 1 on a failure, 2 on bad input. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { repoRoot } from '../test-support/cli.js';
+
+function hil(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'hil-tests/run.ts'), ...args], { cwd: repoRoot });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+t.test('a passing scenario by name: one line, totals, exit 0', async (t) => {
+  const r = await hil(['recipe-widens-envelope']);
+  t.equal(r.code, 0, r.stderr);
+  t.equal(r.stdout, 'pass recipe-widens-envelope\n1 passed, 0 failed\n');
+});
+
+t.test('a scenario whose expectation does not hold: FAIL with the reason, exit 1', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-hil-run-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'wrong.yaml');
+  writeFileSync(
+    file,
+    [
+      'name: wrong',
+      'description: a deep fry at 200 °C expected to be served, which it never is',
+      'hardware: safe',
+      'recipe: { id: hil-wrong, nodes: [{ id: n1, op: cw.op.deep_fry, params: { oilTempC: 200 } }] }',
+      'presentAtStart: true',
+      'runFor: 5s',
+      'expect: { state: completed }',
+    ].join('\n'),
+  );
+  const r = await hil([file]);
+  t.equal(r.code, 1);
+  t.match(r.stdout, /^FAIL wrong\n {5}state: expected "completed", got "refused"\n0 passed, 1 failed\n$/);
+});
+
+t.test('bad input: exit 2 with one line', async (t) => {
+  const r = await hil(['no-such-scenario']);
+  t.equal(r.code, 2);
+  t.match(r.stderr, /^hil: no scenario "no-such-scenario": neither a scenario name \(.*koshari-fry-served.*\) nor a file\n$/);
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-hil-run-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'bad.yaml'), 'name: bad\nhardware: safe\nexpect: {}\n');
+  const bad = await hil([join(dir, 'bad.yaml')]);
+  t.equal(bad.code, 2);
+  t.match(bad.stderr, /bad\.yaml: \/ must have required property 'description'/);
+});
