@@ -109,16 +109,6 @@ export function registerDashboardRoutes(http: FastifyInstance, o: DashboardRoute
   });
 
   type Stopped = FastifyRequest & { dashboardStop?: ReturnType<typeof emergencyStop> };
-  // In its own context, where any body of any type is read and dropped: the stop is never refused for its body.
-  http.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (_req, payload, done) => {
-      payload.resume();
-      payload.on('end', () => done(null, undefined));
-      payload.on('error', () => done(null, undefined));
-    });
-    registerEstop(scope);
-  });
   const registerEstop = (scope: FastifyInstance) =>
     scope.post(
       '/dashboard/v1/estop',
@@ -133,7 +123,16 @@ export function registerDashboardRoutes(http: FastifyInstance, o: DashboardRoute
       async (req, reply) =>
         reply.code(202).send({ accepted: true, action: 'heat_off_all', trip: (req as Stopped).dashboardStop, safety: o.model.safety() }),
     );
-
+  // In its own context, where any body of any type is read and dropped: the stop is never refused for its body.
+  http.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, payload, done) => {
+      payload.resume();
+      payload.on('end', () => done(null, undefined));
+      payload.on('error', () => done(null, undefined));
+    });
+    registerEstop(scope);
+  });
   return {
     close() {
       for (const c of [...open]) c();
