@@ -68,7 +68,7 @@ export interface SettingsInput {
   log(level: 'error' | 'warn' | 'info', msg: string): void;
 }
 
-const isAdmin = (p: Principal | null): p is Principal => p !== null && p.scopes.includes('admin');
+const isAdmin = (p: Principal | null): p is Principal => p?.scopes.includes('admin') === true;
 
 /** Node-RED settings: editor and admin API at `root`, HTTP-in endpoints at `root/api`, both for admin tokens only. */
 export function nodeRedSettings(i: SettingsInput): Record<string, unknown> {
