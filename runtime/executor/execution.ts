@@ -255,7 +255,7 @@ export class Execution {
   resume(): void {
     if (this.state !== 'paused' && this.state !== 'needs_human')
       throw new ResumeError('state', `an execution in state ${this.state} cannot resume`);
-    if ((this.awaitingPresence || this.step?.attended) && !this.deps.present()) {
+    if ((this.awaitingPresence || this.step?.attended || this.step?.fellToPerson) && !this.deps.present()) {
       throw new ResumeError('presence', 'nobody is sensed at the appliance; this step needs a person present');
     }
     const safety = this.deps.env.supervisor.status();

@@ -45,6 +45,9 @@ t.test('a heat step whose sensor fails falls to a person; resume waits for the r
   rig.sim?.clearFaults();
   await h.clock.advanceAsync(500);
   t.ok(supervisor.reset('a person'));
+  rig.sim?.setPresence(false);
+  t.match(executor.resume(id, '*'), { kind: 'conflict', why: 'presence' }, 'only a person at the appliance confirms');
+  rig.sim?.setPresence(true);
   const resumed = executor.resume(id, '*');
   t.equal(resumed.kind, 'ok');
   await h.clock.advanceAsync(1000);

@@ -61,6 +61,8 @@ export class StepRun {
   private needsConfirm: boolean;
   /** How the step is verified now: the plan's rung, or the rung it fell back to at run time. */
   private verifiedBy: VerifiedBy;
+  /** The step fell to the `human` rung at run time: only a person at the appliance may confirm it. */
+  fellToPerson = false;
   private phase: 'reach' | 'hold' | 'confirm' | 'done' = 'reach';
   private holdStartedAt?: number;
   private refusedSince?: number;
@@ -244,6 +246,7 @@ export class StepRun {
     const failed = `sensor ${trip.subject} failed mid-step (${trip.reason})`;
     if (choice.kind === 'human') {
       this.verifiedBy = 'human';
+      this.fellToPerson = true;
       this.deviation = { kind: 'human_took_over', detail: `${failed}: a person verified the step instead` };
       return this.askConfirm(
         `node ${this.item.node} (${this.item.op}): ${failed} and heat is off; check the appliance, reset the safety stop, confirm the step is done, then resume`,
