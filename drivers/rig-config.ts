@@ -3,9 +3,14 @@
  * the file and the offending field. See docs/hardware.md.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject } from 'ajv';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { FAULT_KINDS, type FaultSpec } from './sim/faults.js';
+
+/** YAML support (about 70 modules) is loaded only when a YAML file is read; JSON files and defaults never pay for it. */
+function parseYaml(text: string): unknown {
+  return (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
+}
 
 export interface GpioLineConfig {
   /** sysfs GPIO number (as the kernel numbers it; on newer kernels the chip base is added). */
@@ -203,8 +208,12 @@ export const rigConfigSchema = {
   ],
 } as const;
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validate = ajv.compile<RigConfig>(rigConfigSchema);
+// Compiled on first use: the simulated rig (the default) never reads a rig file.
+let compiled: ValidateFunction<RigConfig> | undefined;
+const validator = (): ValidateFunction<RigConfig> => {
+  compiled ??= new Ajv({ allErrors: true, strict: false }).compile<RigConfig>(rigConfigSchema);
+  return compiled;
+};
 
 function describe(errors: ErrorObject[] | null | undefined, doc: unknown): string {
   const kind = (doc as { kind?: unknown } | null)?.kind;
@@ -224,6 +233,7 @@ function describe(errors: ErrorObject[] | null | undefined, doc: unknown): strin
 
 /** Validate a parsed rig configuration. Throws an Error whose message starts with `where`. */
 export function parseRigConfig(doc: unknown, where = 'rig config'): RigConfig {
+  const validate = validator();
   if (!validate(doc)) throw new Error(`${where}: ${describe(validate.errors, doc)}`);
   if (doc.kind === 'hardware') {
     const sensorIds = new Set<string>();

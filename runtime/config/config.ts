@@ -5,13 +5,18 @@
  * See docs/configuration.md.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
-import { parse as parseYaml } from 'yaml';
 import type { FaultSpec } from '../../drivers/sim/faults.js';
 import { type EventsConfig, eventsConfigSchema } from '../events/options.js';
 import { parseFaultSpec } from './faults.js';
 import { packageRoot } from './paths.js';
+
+/** YAML support (about 70 modules) is loaded only when a YAML file is read; JSON files and defaults never pay for it. */
+function parseYaml(text: string): unknown {
+  return (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
+}
 
 export type SimSpeed = number | 'manual';
 

@@ -4,7 +4,7 @@
  * server and the agent card. `app.use(hubFeature())` adds it.
  */
 import type { AppContext, Feature } from '../app/context.js';
-import { mountHubMcp } from '../mcp/server.js';
+import { mountHubMcp } from '../mcp/mount.js';
 import type { HubMcpDeps } from '../mcp/tools.js';
 import { registerPairingRoutes } from '../pairing/routes.js';
 import { PairingStore, pairingMigration } from '../pairing/store.js';

@@ -5,12 +5,8 @@
  * `svc://recipe/{id}` (any token), `svc://session/{id}` and `svc://inventory` (`read`). Prompts: `plan_dinner`
  * and `use_expiring_items`; the kitchen's data goes into them as a labelled JSON block, never as instructions.
  */
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { createMcpHandler, McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/http/auth.js';
-import { requireToken } from '../hub/safety-routes.js';
 import { SVC_VERSION } from '../hub/types.js';
 import { jsonSchema } from './schema.js';
 import { type HubMcpDeps, registerHubTools } from './tools.js';
@@ -102,32 +98,11 @@ export function hubMcpServer(d: HubMcpDeps, principal: Principal): McpServer {
   return server;
 }
 
-/** Mount POST/GET/DELETE /svc/v1/mcp, bridging fastify to the SDK's web-standard handler. */
-export function mountHubMcp(http: FastifyInstance, d: HubMcpDeps): () => Promise<void> {
-  const handler = createMcpHandler((ctx) => {
+/** The SDK's web-standard handler building one server per request (runtime/mcp/mount.ts loads this module on first use). */
+export function hubMcpHandler(d: HubMcpDeps): ReturnType<typeof createMcpHandler> {
+  return createMcpHandler((ctx) => {
     const principal = ctx.authInfo?.extra?.principal as Principal | undefined;
     if (!principal) throw new Error('unreachable: the route checks the token first');
     return hubMcpServer(d, principal);
   });
-  const serve = async (req: FastifyRequest, reply: FastifyReply) => {
-    const principal = requireToken(req);
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (typeof v === 'string') headers.set(k, v);
-      else if (Array.isArray(v)) headers.set(k, v.join(', '));
-    }
-    const url = `http://${req.headers.host ?? 'localhost'}${req.url}`;
-    const hasBody = req.method === 'POST' && req.body !== undefined;
-    const request = new Request(url, { method: req.method, headers, ...(hasBody ? { body: JSON.stringify(req.body) } : {}) });
-    const authInfo = { token: 'redacted', clientId: principal.id, scopes: principal.scopes, extra: { principal } };
-    const response = await handler.fetch(request, { authInfo, ...(hasBody ? { parsedBody: req.body } : {}) });
-    reply.code(response.status);
-    response.headers.forEach((value, key) => {
-      if (key !== 'content-length' && key !== 'transfer-encoding') reply.header(key, value);
-    });
-    if (!response.body) return reply.send();
-    return reply.send(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>));
-  };
-  http.route({ method: ['POST', 'GET', 'DELETE'], url: '/svc/v1/mcp', handler: serve });
-  return () => handler.close();
 }

@@ -4,7 +4,7 @@
  * `offline` availability message. Access rules are then the broker's (docs/events.md shows a mosquitto ACL that
  * matches the embedded broker's); the hub listens for the e-stop command topic.
  */
-import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import type { IClientOptions, MqttClient } from 'mqtt';
 import { commandTopic } from './topics.js';
 import { checkBrokerUrl } from './url.js';
 
@@ -69,6 +69,8 @@ export class ExternalBroker implements BusTransport {
     }
     u.username = '';
     u.password = '';
+    // The MQTT client library (about 110 modules) is loaded only when an external broker is used.
+    const { default: mqtt } = await import('mqtt');
     const client = await mqtt.connectAsync(u.toString(), opts, false);
     this.client = client;
     // No Nagle on the hub's connection: a safety event must not wait for a delayed ACK.
