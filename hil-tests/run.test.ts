@@ -60,3 +60,9 @@ t.test('bad input: exit 2 with one line', async (t) => {
   t.equal(bad.code, 2);
   t.match(bad.stderr, /bad\.yaml: \/ must have required property 'description'/);
 });
+
+t.test('on a hardware rig file, simulated-only scenarios are skipped without opening the rig', async (t) => {
+  const r = await hil(['--rig', 'drivers/examples/rig.hardware.yaml', 'welded-relay', 'limit-clamped-at-run-time']);
+  t.equal(r.code, 0, r.stderr);
+  t.equal(r.stdout, 'skip welded-relay (simulated only)\nskip limit-clamped-at-run-time (simulated only)\n0 passed, 0 failed, 2 skipped\n');
+});

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { loadRigConfig } from '../drivers/rig.js';
 import type { HeatRequest } from '../runtime/supervisor/types.js';
 import { validateRecipeSemantics } from '../safety/validate-recipe.js';
 import { evaluate, type Figures } from './expect.js';
@@ -58,11 +59,10 @@ const DEFAULT_MANUAL: Record<string, (e: TimelineEntry) => string> = {
 };
 
 export async function runScenario(s: Scenario, o: RunOptions = {}): Promise<ScenarioResult> {
-  const stack = await buildStack(s, { rigFile: o.rigFile });
-  if (!stack.simulated && s.hardware === 'simulated-only') {
-    await stack.close();
+  if (o.rigFile && s.hardware === 'simulated-only' && loadRigConfig(o.rigFile).kind !== 'simulated') {
     return { name: s.name, ok: true, skipped: 'simulated only', failures: [], figures: {} };
   }
+  const stack = await buildStack(s, { rigFile: o.rigFile });
   try {
     return await drive(s, stack, o);
   } finally {
