@@ -1,0 +1,132 @@
+/**
+ * What `hearth start` loads. A recorder preloaded into the spawned CLI writes every module it loads (ESM
+ * loads through a loader hook, CommonJS requires through the module loader) to a file. The device process
+ * must come up without the MCP SDK and zod (loaded on the first authenticated MCP request), Node-RED (only
+ * with --flows), the registry, directory and index-builder services, the MQTT client (only for an external
+ * broker) and YAML (only for a YAML file); and the SDK must then load when MCP is used.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import t from 'tap';
+import { TokenStore, tokensMigration } from '../../platform/http/auth.js';
+import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
+import { spawnCli } from '../../test-support/cli.js';
+import { openDatabase } from '../store/db.js';
+
+const READY = /hearth ready (http:\/\/127\.0\.0\.1:\d+)\n/;
+
+const RECORDER = `
+import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+const out = process.env.HEARTH_MODULE_LOG;
+const hooks = \`import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  appendFileSync(\${JSON.stringify(out)}, url + '\\\\n');
+  return next(url, context);
+}\`;
+register('data:text/javascript,' + encodeURIComponent(hooks));
+const Module = createRequire(import.meta.url)('node:module');
+const load = Module._load;
+Module._load = function (request, parent, isMain) {
+  try {
+    appendFileSync(out, 'require:' + Module._resolveFilename(request, parent, isMain) + '\\n');
+  } catch {}
+  return load.apply(this, arguments);
+};
+`;
+
+/** Path fragments `hearth start` must not load until the feature is used. */
+const DEFERRED: Record<string, RegExp> = {
+  'the MCP SDK': /node_modules\/@modelcontextprotocol\//,
+  zod: /node_modules\/zod\//,
+  'Node-RED': /node_modules\/(@node-red|node-red)\//,
+  'the registry service': /\/services\/registry\//,
+  'the directory service': /\/services\/catalog\//,
+  'the index builder': /\/services\/index\/(build|cli|server|static|mcp)\./,
+  'the MQTT client': /node_modules\/mqtt\//,
+  YAML: /node_modules\/yaml\//,
+  'the hardware buses': /node_modules\/(serialport|@serialport\/bindings-cpp|i2c-bus|onoff)\//,
+};
+
+t.test('hearth start loads neither the MCP SDK nor other unused libraries until they are used', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-graph-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const log = join(dir, 'modules.txt');
+  const recorder = join(dir, 'recorder.mjs');
+  writeFileSync(recorder, RECORDER);
+  writeFileSync(log, '');
+  const dataDir = join(dir, 'data');
+  const db = openDatabase(dataDir);
+  new MigrationRegistry().add(tokensMigration).migrate(db);
+  const token = new TokenStore(db).create({ name: 'graph', scopes: ['read'] }).token;
+  db.close();
+
+  const { child, match } = await spawnCli(
+    ['start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', dataDir, '--sim-speed', 'manual', '--log-level', 'warn'],
+    READY,
+    {
+      timeoutMs: 60_000,
+      env: { ...process.env, HEARTH_MODULE_LOG: log, NODE_OPTIONS: `--import=${pathToFileURL(recorder).href}` },
+    },
+  );
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const url = match[1] as string;
+  const loaded = () => readFileSync(log, 'utf8').split('\n');
+  const atReady = loaded();
+
+  // The recorder sees both kinds of module: the supervisor (ESM) and better-sqlite3 (CommonJS).
+  t.ok(
+    atReady.some((m) => /\/runtime\/supervisor\/watchdog\.(ts|js)$/.test(m)),
+    'the recorder saw the watchdog module',
+  );
+  t.ok(
+    atReady.some((m) => m.startsWith('require:') && m.includes('node_modules/better-sqlite3/')),
+    'the recorder saw a CommonJS require',
+  );
+  for (const [what, pattern] of Object.entries(DEFERRED)) {
+    const hits = atReady.filter((m) => pattern.test(m));
+    t.same(hits.slice(0, 3), [], `${what} is not loaded at start`);
+  }
+
+  const mcp = (auth?: string) =>
+    fetch(`${url}/svc/v1/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+        ...(auth ? { authorization: `Bearer ${auth}` } : {}),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'graph-test', version: '1' } },
+      }),
+    });
+
+  const refused = await mcp();
+  t.equal(refused.status, 401, 'an MCP request without a token is refused');
+  await refused.text();
+  t.notOk(
+    loaded().some((m) => DEFERRED['the MCP SDK']?.test(m)),
+    'a refused request does not load the SDK',
+  );
+
+  const first = await mcp(token);
+  const text = await first.text();
+  t.equal(first.status, 200, `the first MCP request is served (${text.slice(0, 200)})`);
+  t.match(text, /hearth-hub/, 'by the hub MCP server');
+  t.ok(
+    loaded().some((m) => DEFERRED['the MCP SDK']?.test(m)),
+    'the SDK is loaded once MCP is used',
+  );
+
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  t.equal(await exit, 0, 'the device shuts down cleanly');
+});
