@@ -46,7 +46,7 @@ export function flowsFeature(opts: { userDir?: string } = {}): FlowsFeature {
       return runs.run(flowId, inputs, o);
     },
     flowIds: () => (RED ? runs.list() : []),
-    start(ctx: AppContext) {
+    async start(ctx: AppContext) {
       const loaded = loadNodeRed();
       RED = loaded.RED;
       const settings = nodeRedSettings({
@@ -69,8 +69,11 @@ export function flowsFeature(opts: { userDir?: string } = {}): FlowsFeature {
       };
       const method = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
       for (const url of [FLOWS_ROOT, `${FLOWS_ROOT}/*`]) ctx.http.route({ method, url, onRequest: pass, handler: async () => undefined });
+      // Node-RED loads its node modules here, before the safety supervisor and its event-loop watchdog start:
+      // that burst of synchronous work must not look like a stalled control loop.
+      await RED.start();
     },
-    async ready(ctx: AppContext) {
+    ready(ctx: AppContext) {
       const server = ctx.http.server;
       originals = server.listeners('upgrade') as Upgrade[];
       server.removeAllListeners('upgrade');
@@ -79,7 +82,6 @@ export function flowsFeature(opts: { userDir?: string } = {}): FlowsFeature {
         else for (const l of originals) l.call(server, req, socket, head);
       };
       server.on('upgrade', dispatcher);
-      await RED?.start();
       ctx.log.info({ editor: `${ctx.baseUrl()}${FLOWS_ROOT}/` }, 'flows (Node-RED) started');
     },
     async stop(ctx: AppContext) {

