@@ -82,8 +82,12 @@ t.test('a deployed flow runs on request; a refused recipe stays refused inside a
   t.match(answer, { state: 'refused', refusal: { reason: 'needs_human_present' } });
   t.equal(d.app.ctx.executor.activeId, undefined, 'nothing cooks');
 
-  t.equal((await api('/flows/api/hello')).status, 401, 'flow endpoints need a token');
+  const noToken = await api('/flows/api/hello');
+  t.equal(noToken.status, 401, 'flow endpoints need a token');
+  t.match(noToken.headers.get('content-type'), /application\/problem\+json/);
+  t.match(await noToken.json(), { type: /\/errors\/unauthorized$/, status: 401, detail: /admin scope/ });
   t.equal((await api('/flows/api/hello', { token: cook })).status, 403, 'with admin');
+  t.equal((await api('/flows/api/hello', { token: 'hth_not-a-token' })).status, 401, 'an unknown token');
   t.equal((await api('/flows/api/hello', { token: admin })).status, 200);
 });
 

@@ -54,6 +54,7 @@ export function flowsFeature(opts: { userDir?: string } = {}): FlowsFeature {
         userDir: opts.userDir ?? join(ctx.config.dataDir, 'flows'),
         nodesDir: join(dir, 'nodes'),
         verify: (token) => ctx.tokens.verify(token),
+        baseUrl: () => ctx.baseUrl(),
         log: (level, msg) => ctx.log[level]({ component: 'flows' }, msg),
       });
       // Node-RED only listens for WebSocket upgrades on the server it is given; Hearth hands it the editor's.

@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { problem } from '../../core/problems.js';
 import type { Principal } from '../../platform/http/auth.js';
 
 const require = createRequire(import.meta.url);
@@ -65,6 +66,8 @@ export interface SettingsInput {
   nodesDir: string;
   /** A Hearth bearer token → principal (null when unknown or revoked). */
   verify(token: string): Principal | null;
+  /** Public base URL (problem document types). */
+  baseUrl(): string;
   log(level: 'error' | 'warn' | 'info', msg: string): void;
 }
 
@@ -115,18 +118,13 @@ export function nodeRedSettings(i: SettingsInput): Record<string, unknown> {
       next: () => void,
     ) {
       const m = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
-      if (m?.[1] && isAdmin(i.verify(m[1]))) return next();
-      res.statusCode = m ? 403 : 401;
+      const p = m?.[1] ? i.verify(m[1]) : null;
+      if (isAdmin(p)) return next();
+      res.statusCode = p ? 403 : 401;
       res.setHeader('content-type', 'application/problem+json');
       res.setHeader('www-authenticate', 'Bearer realm="hearth"');
-      res.end(
-        JSON.stringify({
-          type: 'about:blank',
-          title: m ? 'Token lacks the required scope' : 'Authentication required',
-          status: res.statusCode,
-          detail: 'flow HTTP endpoints need a Hearth token with the admin scope',
-        }),
-      );
+      const detail = 'flow HTTP endpoints need a Hearth token with the admin scope';
+      res.end(JSON.stringify(problem(i.baseUrl(), p ? 'forbidden' : 'unauthorized', detail)));
     },
     logging: {
       hearth: {
