@@ -84,7 +84,8 @@ function follow(conn, types, onEvent, onState) {
         useDashboard = true;
         return connect();
       }
-      if (res.status !== 200 || !res.body) throw new Error(`the event feed answered ${res.status}`);
+      if (res.status === 401 || res.status === 403) throw new Error(`token refused (${res.status})`);
+      if (res.status !== 200 || !res.body) throw new Error(`event feed answered ${res.status}`);
       onState('connected');
       const reader = res.body.getReader();
       const dec = new TextDecoder();
@@ -117,7 +118,9 @@ function follow(conn, types, onEvent, onState) {
       throw new Error('the event feed closed');
     } catch (err) {
       if (closed) return;
-      onState('reconnecting', err?.message ? err.message : String(err));
+      const why =
+        err?.message === 'fetch failed' ? `no Hearth at ${trimUrl(conn.url).replace(/^https?:\/\//, '')}` : err?.message || String(err);
+      onState('reconnecting', why);
       timer = setTimeout(connect, conn.retryMs || 2000);
     }
   };
