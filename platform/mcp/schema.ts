@@ -8,7 +8,7 @@ const formatsExport = addFormatsModule as unknown as AddFormats & { default?: Ad
 const addFormats: AddFormats = typeof formatsExport.default === 'function' ? formatsExport.default : formatsExport;
 const ajv = addFormats(new Ajv({ allErrors: false, strict: false }));
 
-/** Compiled validators by schema text: the hub builds an MCP server per request, a schema compiles once. */
+/** Compiled validators by schema text: the MCP servers are built per request, a schema compiles once. */
 const compiled = new Map<string, ReturnType<Ajv['compile']>>();
 
 export function jsonSchema<T>(schema: Record<string, unknown>): StandardSchemaWithJSON<T, T> {

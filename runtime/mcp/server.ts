@@ -7,8 +7,8 @@
  */
 import { createMcpHandler, McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import type { Principal } from '../../platform/http/auth.js';
+import { jsonSchema } from '../../platform/mcp/schema.js';
 import { SVC_VERSION } from '../hub/types.js';
-import { jsonSchema } from './schema.js';
 import { type HubMcpDeps, registerHubTools } from './tools.js';
 
 const json = (uri: string, value: unknown) => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }] });

@@ -6,6 +6,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
+import { jsonSchema } from '../../platform/mcp/schema.js';
 import { indexEntry, type Json } from '../../services/index/entry.js';
 import { kitchenOf, MatchInputError, matchKitchen, planPreview } from '../../services/index/match.js';
 import type { Catalog } from '../../services/index/store.js';
@@ -15,7 +16,6 @@ import { rulesSchema } from '../hub/routes.js';
 import { emergencyStop, type SafetyDeps, safetyState } from '../hub/safety-routes.js';
 import type { SessionService } from '../hub/sessions.js';
 import { SESSION_MODES } from '../hub/types.js';
-import { jsonSchema } from './schema.js';
 
 export interface HubMcpDeps {
   sessions: SessionService;
