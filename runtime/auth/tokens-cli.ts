@@ -1,25 +1,10 @@
 /** `hearth token create|list|revoke` over the tokens table of the store in the data directory. */
-import { resolve } from 'node:path';
 import { type PrincipalKind, TokenStore, tokensMigration } from '../../platform/http/auth.js';
-import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
+import { withCliDatabase } from '../cli/database.js';
 import { CliError } from '../cli/errors.js';
-import { ConfigError } from '../config/config.js';
-import { openDatabase } from '../store/db.js';
 
 function withTokens<T>(dataDir: string | undefined, fn: (tokens: TokenStore) => T): T {
-  let db: ReturnType<typeof openDatabase>;
-  try {
-    db = openDatabase(resolve(dataDir ?? 'var'));
-  } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message);
-    throw err;
-  }
-  try {
-    new MigrationRegistry().add(tokensMigration).migrate(db);
-    return fn(new TokenStore(db));
-  } finally {
-    db.close();
-  }
+  return withCliDatabase(dataDir, [tokensMigration], (db) => fn(new TokenStore(db)));
 }
 
 export function createToken(o: { scopes: string; name?: string; kind?: string; dataDir?: string; json?: boolean }): void {

@@ -3,13 +3,10 @@
  * directory (on the hub itself) or through a running hub's admin routes (`--hub URL --token T`, a person's
  * admin token).
  */
-import { resolve } from 'node:path';
 import { type PrincipalKind, TokenStore, tokensMigration } from '../../platform/http/auth.js';
-import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
+import { withCliDatabase } from '../cli/database.js';
 import { CliError } from '../cli/errors.js';
-import { ConfigError } from '../config/config.js';
 import { SCOPES } from '../hub/types.js';
-import { openDatabase } from '../store/db.js';
 import { PairingError, PairingStore, type PairRequest, pairingMigration } from './store.js';
 
 export interface PairCliOptions {
@@ -22,22 +19,14 @@ export interface PairCliOptions {
 }
 
 function withStore<T>(dataDir: string | undefined, fn: (s: PairingStore) => T): T {
-  let db: ReturnType<typeof openDatabase>;
-  try {
-    db = openDatabase(resolve(dataDir ?? 'var'));
-  } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message);
-    throw err;
-  }
-  try {
-    new MigrationRegistry().add(tokensMigration, pairingMigration).migrate(db);
-    return fn(new PairingStore(db, new TokenStore(db), Date.now, SCOPES));
-  } catch (err) {
-    if (err instanceof PairingError) throw new CliError(err.message);
-    throw err;
-  } finally {
-    db.close();
-  }
+  return withCliDatabase(dataDir, [tokensMigration, pairingMigration], (db) => {
+    try {
+      return fn(new PairingStore(db, new TokenStore(db), Date.now, SCOPES));
+    } catch (err) {
+      if (err instanceof PairingError) throw new CliError(err.message);
+      throw err;
+    }
+  });
 }
 
 async function callHub(o: PairCliOptions, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {

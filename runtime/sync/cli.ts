@@ -3,12 +3,9 @@
  * and print one summary line per index (or `--json`). Exit 0 when every index applied or was unchanged,
  * 1 when one was rejected or unreachable (the old data stays), 2 for bad options.
  */
-import { resolve } from 'node:path';
 import type { KeyRecord } from '../../core/keys.js';
-import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
+import { openCliDatabase } from '../cli/database.js';
 import { CliError } from '../cli/errors.js';
-import { ConfigError } from '../config/config.js';
-import { openDatabase } from '../store/db.js';
 import { RecallRepo, recallsMigration } from '../store/recalls.js';
 import { normalizeIndexUrl } from './client.js';
 import { syncProgress } from './progress.js';
@@ -46,15 +43,8 @@ export async function runSync(o: SyncCommandOptions): Promise<void> {
       throw new CliError('--timeout must be seconds, above 0 and at most 600');
     timeoutMs = s * 1000;
   }
-  let db: ReturnType<typeof openDatabase>;
+  const db = openCliDatabase(o.dataDir, [recallsMigration, syncMigration]);
   try {
-    db = openDatabase(resolve(o.dataDir ?? 'var'));
-  } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message);
-    throw err;
-  }
-  try {
-    new MigrationRegistry().add(recallsMigration, syncMigration).migrate(db);
     const service = new SyncService({ store: new SyncStore(db), recalls: new RecallRepo(db), indexes, trusted, timeoutMs });
     const progress = syncProgress(o.json ? { write: () => true } : process.stdout);
     const results = await service.syncNow(progress.onProgress);
