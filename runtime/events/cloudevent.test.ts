@@ -106,7 +106,8 @@ t.test('journal: positions never repeat; pruning by age and row cap; a broken jo
   t.equal(journal.oldest(), undefined);
   bus.emit('heater', { heater: 'h', power: 0, at });
   t.equal(seen.at(-1), 11, 'positions continue after everything was pruned');
-  t.equal(new EventJournal(db).nextPos(), 12, 'and after a restart');
+  // Position 11 (heater output) was still queued: after a crash its position is skipped, never reused.
+  t.ok(new EventJournal(db).nextPos() > 11, 'and after a restart');
 
   const errors: unknown[] = [];
   const failing = new EventHub({ bus: new EventBus(), journal, kitchenId: 'k1', onError: (err, where) => errors.push(where) });

@@ -44,7 +44,9 @@ export function createEventFeatures(): EventFeatures {
     migrations: [journalMigration],
     async start(ctx: AppContext) {
       const o = optionsOf(ctx);
-      state.journal = new EventJournal(ctx.db);
+      state.journal = new EventJournal(ctx.db, Date.now, undefined, {
+        onError: (err) => ctx.log.error({ err, where: 'journal' }, 'event transport failed'),
+      });
       state.hub = new EventHub({
         bus: ctx.bus,
         journal: state.journal,
@@ -58,10 +60,16 @@ export function createEventFeatures(): EventFeatures {
       pruner = setInterval(() => journal.prune(), 60_000);
       pruner.unref();
     },
-    stop() {
+    stop(ctx: AppContext) {
       if (pruner) clearInterval(pruner);
       closeFeeds?.();
       state.hub?.stop();
+      // Telemetry rows still queued for the journal go to the store before it closes.
+      try {
+        state.journal?.flush();
+      } catch (err) {
+        ctx.log.error({ err, where: 'journal' }, 'event transport failed');
+      }
     },
   };
 
