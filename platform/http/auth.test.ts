@@ -1,5 +1,8 @@
+import type { AddressInfo } from 'node:net';
+import websocket from '@fastify/websocket';
 import Database from 'better-sqlite3';
 import t from 'tap';
+import { WebSocket } from 'ws';
 import { MigrationRegistry } from '../sqlite/migrations.js';
 import { createHttpApp } from './app.js';
 import { hashToken, installBearerAuth, TokenStore, tokensMigration } from './auth.js';
@@ -70,4 +73,43 @@ t.test('401, 403 and success', async (t) => {
   const open = await app.inject({ method: 'GET', url: '/open', headers: { authorization: 'Bearer garbage' } });
   t.equal(open.statusCode, 200);
   t.same(open.json(), { who: null });
+});
+
+t.test('a WebSocket route with config.scope refuses before the upgrade, and the server still closes', async (t) => {
+  const { tokens, app } = setup();
+  await app.register(websocket);
+  const checked: string[] = [];
+  app.get(
+    '/feed',
+    { websocket: true, config: { scope: 'read' }, preValidation: async (req) => void checked.push(req.principal?.name ?? '-') },
+    (socket: WebSocket) => socket.send('hello'),
+  );
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  const reader = tokens.create({ name: 'viewer', scopes: ['read'] }).token;
+  const cook = tokens.create({ name: 'agent-1', scopes: ['cook'], kind: 'agent' }).token;
+
+  const connect = (token?: string) =>
+    new Promise<{ status: number; challenge?: string; message?: string }>((resolve, reject) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/feed`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+      ws.on('unexpected-response', (_req, res) => {
+        resolve({ status: res.statusCode ?? 0, challenge: String(res.headers['www-authenticate']) });
+        res.resume();
+        ws.terminate();
+      });
+      ws.on('message', (data) => {
+        resolve({ status: 101, message: String(data) });
+        ws.close();
+      });
+      ws.on('error', reject);
+    });
+
+  t.same(await connect(), { status: 401, challenge: 'Bearer realm="hearth"' });
+  t.match(await connect('hth_nope'), { status: 401, challenge: /error="invalid_token"/ });
+  t.match(await connect(cook), { status: 403, challenge: /error="insufficient_scope", scope="read"/ });
+  t.same(await connect(reader), { status: 101, message: 'hello' });
+  t.same(checked, ['viewer'], "the route's own preValidation runs after the scope check");
+
+  const closed = await Promise.race([app.close().then(() => 'closed'), new Promise((r) => setTimeout(r, 5000, 'hung')).then(String)]);
+  t.equal(closed, 'closed', 'no refused upgrade is left open');
 });

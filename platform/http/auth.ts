@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Migration } from '../sqlite/migrations.js';
 import { ProblemError } from './problems.js';
 import './types.js';
@@ -124,39 +124,57 @@ function bearerOf(header: string | undefined): string | undefined {
   return m ? m[1] : '';
 }
 
+/** The caller of a request that needs a token: 401 `unauthorized` with the Bearer challenge when there is none. */
+export function requirePrincipal(req: FastifyRequest, realm = 'hearth'): Principal {
+  if (req.principal) return req.principal;
+  const presented = bearerOf(req.headers.authorization);
+  const challenge =
+    presented === undefined
+      ? `Bearer realm="${realm}"`
+      : `Bearer realm="${realm}", error="invalid_token", error_description="unknown, revoked or malformed token"`;
+  throw new ProblemError(
+    'unauthorized',
+    presented === undefined ? 'this request needs a bearer token' : 'the bearer token is unknown, revoked or malformed',
+    {},
+    { 'WWW-Authenticate': challenge },
+  );
+}
+
+/** 401 without a token, 403 `forbidden` when the token has none of the `config.scope` of the route. */
+function checkScope(req: FastifyRequest, realm: string): void {
+  const need = req.routeOptions.config?.scope;
+  if (need === undefined) return;
+  const needed = typeof need === 'string' ? [need] : [...need];
+  const principal = requirePrincipal(req, realm);
+  if (!needed.some((s) => principal.scopes.includes(s))) {
+    throw new ProblemError(
+      'forbidden',
+      `this request needs the scope ${needed.join(' or ')}`,
+      { requiredScope: needed },
+      { 'WWW-Authenticate': `Bearer realm="${realm}", error="insufficient_scope", scope="${needed.join(' ')}"` },
+    );
+  }
+}
+
+/**
+ * Read the bearer token of every request into `req.principal` and enforce `config.scope`: in `onRequest`, or in
+ * `preValidation` on a `@fastify/websocket` route (`websocket: true`, registered after this call), where a
+ * refusal thrown by an `onRequest` hook leaves the upgrade request open and the server then never closes.
+ */
 export function installBearerAuth(app: FastifyInstance, opts: BearerAuthOptions): void {
   const realm = opts.realm ?? 'hearth';
   if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null);
+  app.addHook('onRoute', (route) => {
+    const ws = route as { websocket?: boolean; wsHandler?: unknown };
+    if (!(ws.websocket || ws.wsHandler) || route.config?.scope === undefined) return;
+    route.config = { ...route.config, scopeCheck: 'preValidation' };
+    const check = async (req: FastifyRequest) => checkScope(req, realm);
+    const own = route.preValidation;
+    route.preValidation = own === undefined ? [check] : [check, ...(Array.isArray(own) ? own : [own])];
+  });
   app.addHook('onRequest', async (req) => {
     const presented = bearerOf(req.headers.authorization);
     req.principal = presented ? opts.tokens.verify(presented) : null;
-    const need = req.routeOptions.config?.scope;
-    if (need === undefined) return;
-    const needed = typeof need === 'string' ? [need] : [...need];
-    if (!req.principal) {
-      const challenge =
-        presented === undefined
-          ? `Bearer realm="${realm}"`
-          : `Bearer realm="${realm}", error="invalid_token", error_description="unknown, revoked or malformed token"`;
-      throw new ProblemError(
-        'unauthorized',
-        presented === undefined ? 'this request needs a bearer token' : 'the bearer token is unknown, revoked or malformed',
-        {},
-        {
-          'WWW-Authenticate': challenge,
-        },
-      );
-    }
-    if (!needed.some((s) => req.principal?.scopes.includes(s))) {
-      const scope = needed.join(' ');
-      throw new ProblemError(
-        'forbidden',
-        `this request needs the scope ${needed.join(' or ')}`,
-        { requiredScope: needed },
-        {
-          'WWW-Authenticate': `Bearer realm="${realm}", error="insufficient_scope", scope="${scope}"`,
-        },
-      );
-    }
+    if (req.routeOptions.config?.scopeCheck !== 'preValidation') checkScope(req, realm);
   });
 }

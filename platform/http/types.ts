@@ -8,6 +8,8 @@ declare module 'fastify' {
     scope?: string | readonly string[];
     /** Idempotency-Key handling: `required` (400 without), `optional` (used when given). Absent: ignored. */
     idempotency?: 'required' | 'optional';
+    /** Set by `installBearerAuth` on WebSocket routes: the scope is checked in `preValidation`, not `onRequest`. */
+    scopeCheck?: 'preValidation';
   }
   interface FastifyRequest {
     /** The authenticated caller, when a valid bearer token came with the request. */

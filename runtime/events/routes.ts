@@ -117,24 +117,14 @@ export async function installEventRoutes(app: FastifyInstance, o: EventRoutesOpt
   });
 
   const wsParams = new WeakMap<FastifyRequest, { filter: EventFilter; after: number | undefined }>();
-  // Checked before the upgrade, so a bad filter is an HTTP 400 problem, not a closed socket.
-  // The scope check is done here rather than through `config.scope`: a refusal thrown by an onRequest hook
-  // leaves a refused upgrade request open in @fastify/websocket, and the server never closes.
+  // Checked before the upgrade, so a bad filter is an HTTP 400 problem, not a closed socket (the scope of
+  // `config.scope` is checked just before, also in preValidation: see installBearerAuth).
   const preValidation = async (req: FastifyRequest) => {
-    if (!req.principal) {
-      const presented = req.headers.authorization !== undefined;
-      throw new ProblemError(
-        'unauthorized',
-        presented ? 'the bearer token is unknown, revoked or malformed' : 'this request needs a bearer token',
-        {},
-        { 'WWW-Authenticate': presented ? 'Bearer realm="hearth", error="invalid_token"' : 'Bearer realm="hearth"' },
-      );
-    }
     const q = (req.query ?? {}) as Record<string, unknown>;
     const header = req.headers['last-event-id'];
     wsParams.set(req, { filter: filterOf(req), after: resumeFrom(typeof header === 'string' ? header : q.after, o.journal, 'after') });
   };
-  app.get(EVENTS_WS_PATH, { websocket: true, preValidation }, (socket: WebSocket, req) => {
+  app.get(EVENTS_WS_PATH, { websocket: true, config: { scope: ANY_SCOPE }, preValidation }, (socket: WebSocket, req) => {
     const params = wsParams.get(req);
     if (!params) {
       socket.close(1011, 'internal error');

@@ -6,7 +6,7 @@
  */
 import type { AgentInterface, AgentSkill } from '@a2a-js/sdk';
 import type { FastifyInstance } from 'fastify';
-import { requireToken } from './safety-routes.js';
+import { requirePrincipal } from '../../platform/http/auth.js';
 import { SVC_VERSION } from './types.js';
 
 type Skill = Pick<AgentSkill, 'id' | 'name' | 'description' | 'tags'>;
@@ -69,7 +69,7 @@ export function agentCard(hubUrl: string) {
 
 export function registerAgentCard(http: FastifyInstance, hubUrl: () => string): void {
   http.get('/.well-known/agent-card.json', async (req, reply) => {
-    requireToken(req);
+    requirePrincipal(req);
     return reply.header('cache-control', 'no-cache').send(agentCard(hubUrl()));
   });
 }

@@ -6,7 +6,7 @@
  * and what to check; `POST /svc/v1/safety/reset` clears it and only a person's token may.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Principal } from '../../platform/http/auth.js';
+import { requirePrincipal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import type { EventBus } from '../events/bus.js';
 import type { SafetySupervisor, SafetyTrip } from '../supervisor/types.js';
@@ -18,22 +18,6 @@ export interface SafetyDeps {
   now: () => number;
   /** Stop whatever the executor runs (used when the stop was already latched). */
   stopAll(message: string): void;
-}
-
-/** Any valid token, whatever its scopes. */
-export function requireToken(req: FastifyRequest): Principal {
-  if (!req.principal) {
-    const presented = req.headers.authorization !== undefined;
-    throw new ProblemError(
-      'unauthorized',
-      presented ? 'the bearer token is unknown, revoked or malformed' : 'this request needs a bearer token',
-      {},
-      {
-        'WWW-Authenticate': presented ? 'Bearer realm="hearth", error="invalid_token"' : 'Bearer realm="hearth"',
-      },
-    );
-  }
-  return req.principal;
 }
 
 /** Cut every heater, latch, and make sure a `safety` estop event goes out (the supervisor emits it on the first latch). */
@@ -67,7 +51,7 @@ export function registerSafetyRoutes(http: FastifyInstance, d: SafetyDeps): void
       // No body schema: an e-stop is never refused for its body (none, or `{reason}`).
       // The stop happens here, after the token check and before the body is read or validated.
       onRequest: async (req) => {
-        const p = requireToken(req);
+        const p = requirePrincipal(req);
         (req as Stopped).estop = emergencyStop(d, 'requested over the hub API', `${p.kind} ${p.name}`);
       },
     },
@@ -89,7 +73,7 @@ export function registerSafetyRoutes(http: FastifyInstance, d: SafetyDeps): void
       schema: { body: { type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: 300 } } } },
     },
     async (req) => {
-      const p = requireToken(req);
+      const p = requirePrincipal(req);
       if (p.kind !== 'human') throw new ProblemError('not-human-approver', 'only a person’s token can reset a safety stop');
       if (!d.supervisor.status().latched) return safetyState(d);
       if (!d.supervisor.reset(`${p.name} (${p.id})`)) {

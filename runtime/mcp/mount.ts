@@ -5,8 +5,8 @@
  * module evaluation holds the event loop for long (the supervisor's watchdog treats a long block as a stall).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requirePrincipal } from '../../platform/http/auth.js';
 import { serveMcp } from '../../platform/mcp/bridge.js';
-import { requireToken } from '../hub/safety-routes.js';
 import type { hubMcpHandler } from './server.js';
 import type { HubMcpDeps } from './tools.js';
 
@@ -40,7 +40,7 @@ export function mountHubMcp(http: FastifyInstance, d: HubMcpDeps): () => Promise
     return loading;
   };
   const serve = async (req: FastifyRequest, reply: FastifyReply) => {
-    const principal = requireToken(req);
+    const principal = requirePrincipal(req);
     const mcp = await handler();
     return serveMcp(req, reply, mcp, {
       authInfo: { token: 'redacted', clientId: principal.id, scopes: principal.scopes, extra: { principal } },

@@ -7,6 +7,7 @@
  * limits from its configuration (`--limits`). A body that is not a limits pack is 422.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { requirePrincipal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import type { SafetyLimits } from '../../safety/types.js';
 import { reviewLimitChange } from './limit-change.js';
@@ -32,15 +33,7 @@ function isPack(body: unknown): body is SafetyLimits {
 
 export function registerLimitRoutes(http: FastifyInstance, d: LimitRouteDeps): void {
   const handler = async (req: FastifyRequest) => {
-    if (!req.principal) {
-      const presented = req.headers.authorization !== undefined;
-      throw new ProblemError(
-        'unauthorized',
-        presented ? 'the bearer token is unknown, revoked or malformed' : 'this request needs a bearer token',
-        {},
-        { 'WWW-Authenticate': presented ? 'Bearer realm="hearth", error="invalid_token"' : 'Bearer realm="hearth"' },
-      );
-    }
+    const principal = requirePrincipal(req);
     if (!isPack(req.body)) {
       throw new ProblemError('validation-failed', 'body: a SafetyLimits pack needs limits[] with an id each', {
         errors: [{ in: 'body', pointer: '/limits', message: 'must be an array of limits with an id each' }],
@@ -48,7 +41,7 @@ export function registerLimitRoutes(http: FastifyInstance, d: LimitRouteDeps): v
     }
     const review = reviewLimitChange(d.limitSets(), req.body);
     if (!review.ok) {
-      const result = d.supervisor.attemptLimitChange(req.body, `${req.principal.kind} ${req.principal.name} over HTTP`);
+      const result = d.supervisor.attemptLimitChange(req.body, `${principal.kind} ${principal.name} over HTTP`);
       if (!result.accepted) {
         throw new ProblemError('limit-raise-refused', `no request can raise a safety limit; this one would loosen ${review.message}`, {
           raised: result.refused ?? review.raised,
