@@ -1,7 +1,7 @@
 /**
  * The local bus and event transports:
  * 1. safety event emitted on the bus → received by an MQTT 5 subscriber of the embedded broker in another process,
- *    p50/p99 over 1,000 events while 1,000 telemetry messages/s flow alongside (target p99 < 5 ms);;
+ *    p50/p99 over 1,000 events while 1,000 telemetry messages/s flow alongside (target p99 < 5 ms);
  *    the subscriber subscribes at QoS 2, the QoS of safety topics;
  * 2. broker throughput, the embedded broker (aedes) against Debian's mosquitto on this machine: the same mqtt.js
  *    publisher and subscriber, the same message count and size, QoS 0 and QoS 1, messages/s and the ratio;
