@@ -3,7 +3,8 @@
  * - status reads per second over keep-alive connections (target ≥ 10,000/s);
  * - stop request to heater output off, p50/p99 over 200 stops (target p99 < 10 ms);
  * - resident memory of `hearth start` once ready (target < 80 MB);
- * - spawn of `node bin/hearth.mjs start` to its ready line (target < 1.5 s).
+ * - spawn of `node bin/hearth.mjs start` to its ready line (target < 1.5 s), and its CPU time;
+ * the last three without flags and with `--max-semi-space-size=2` (docs/performance.md).
  * The last two use the compiled CLI when dist/ exists (`npm run build`), else the source fallback (slower;
  * the figure says which).
  */
@@ -34,11 +35,28 @@ function get(agent: Agent, port: number, path: string, headers: Record<string, s
   });
 }
 
-function spawnStart(dataDir: string): Promise<{ ms: number; pid: number; url: string; kill: () => Promise<void> }> {
+function spawnStart(
+  dataDir: string,
+  nodeFlags: string[] = [],
+): Promise<{ ms: number; pid: number; url: string; kill: () => Promise<void> }> {
   const t0 = performance.now();
   const child = spawn(
     process.execPath,
-    [join(root, 'bin/hearth.mjs'), 'start', '--http-port', '0', '--data-dir', dataDir, '--log-level', 'warn', '--sim-speed', 'manual'],
+    [
+      ...nodeFlags,
+      join(root, 'bin/hearth.mjs'),
+      'start',
+      '--http-port',
+      '0',
+      '--mqtt-port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'warn',
+      '--sim-speed',
+      'manual',
+    ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -73,14 +91,20 @@ function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
-async function statusReads(): Promise<void> {
+/** CPU time (user + system) a process has used so far, in ms (less sensitive to a loaded machine than wall time). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime in clock ticks of 10 ms
+}
+
+async function statusReads(nodeFlags: string[] = []): Promise<void> {
   // The server runs in its own process (as in production), the client here.
   const dir = mkdtempSync(join(tmpdir(), 'hearth-bench-'));
   const db = openDatabase(dir);
   new MigrationRegistry().add(tokensMigration).migrate(db);
   const token = new TokenStore(db).create({ scopes: ['read', 'cook'] }).token;
   db.close();
-  const p = await spawnStart(dir);
+  const p = await spawnStart(dir, nodeFlags);
   const port = Number(new URL(p.url).port);
   const auth = { authorization: `Bearer ${token}` };
   await fetch(`${p.url}/sim/v1/presence`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"present":true}' });
@@ -117,7 +141,13 @@ async function statusReads(): Promise<void> {
     if (round > 0) rounds.push(n / 1.5); // the first round warms up
   }
   agent.destroy();
-  report(`status reads over keep-alive (32 connections, server ${compiled ? 'compiled' : 'from source'})`, rounds, 'reads/s', '≥ 10000/s');
+  const flags = nodeFlags.length > 0 ? nodeFlags.join(' ') : 'no flags';
+  report(
+    `status reads over keep-alive (32 connections, server ${compiled ? 'compiled' : 'from source'}, ${flags})`,
+    rounds,
+    'reads/s',
+    '≥ 10000/s',
+  );
   await p.kill();
   rmSync(dir, { recursive: true, force: true });
 }
@@ -157,25 +187,41 @@ async function stopLatency(): Promise<void> {
   await h.close();
 }
 
+/**
+ * Spawn to ready, CPU time and resident memory of `hearth start`, as installed (no flags) and with the V8 flag the
+ * systemd unit may set for a small device (docs/performance.md). Rounds alternate so load affects both alike.
+ */
 async function startup(): Promise<void> {
   const how = compiled ? 'compiled dist/' : 'source via tsx (run `npm run build` for the real figure)';
-  const times: number[] = [];
-  const rss: number[] = [];
+  const variants: { name: string; flags: string[] }[] = [
+    { name: 'no flags', flags: [] },
+    { name: '--max-semi-space-size=2', flags: ['--max-semi-space-size=2'] },
+  ];
+  const figures = variants.map(() => ({ times: [] as number[], cpu: [] as number[], rss: [] as number[] }));
   for (let i = 0; i < 5; i++) {
-    const dir = mkdtempSync(join(tmpdir(), 'hearth-bench-'));
-    const p = await spawnStart(dir);
-    times.push(p.ms);
-    await new Promise((r) => setTimeout(r, 300));
-    rss.push(rssMb(p.pid));
-    await p.kill();
-    rmSync(dir, { recursive: true, force: true });
+    for (const [v, variant] of variants.entries()) {
+      const dir = mkdtempSync(join(tmpdir(), 'hearth-bench-'));
+      const p = await spawnStart(dir, variant.flags);
+      const f = figures[v] as (typeof figures)[number];
+      f.times.push(p.ms);
+      await new Promise((r) => setTimeout(r, 300));
+      f.cpu.push(cpuMs(p.pid));
+      f.rss.push(rssMb(p.pid));
+      await p.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
-  report(`spawn to ready line, node bin/hearth.mjs start (${how})`, times, 'ms', '< 1500 ms');
-  report(`resident memory after start (${how})`, rss, 'MB', '< 80 MB');
+  for (const [v, variant] of variants.entries()) {
+    const f = figures[v] as (typeof figures)[number];
+    report(`spawn to ready line, node bin/hearth.mjs start, ${variant.name} (${how})`, f.times, 'ms', '< 1500 ms');
+    report(`CPU time (user+sys) to ready + 300 ms, ${variant.name}`, f.cpu, 'ms');
+    report(`resident memory after start, ${variant.name} (${how})`, f.rss, 'MB', '< 80 MB');
+  }
 }
 
 const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 console.log(`load average before: ${load}`);
 await statusReads();
+await statusReads(['--max-semi-space-size=2']);
 await stopLatency();
 await startup();
