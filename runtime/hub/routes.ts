@@ -15,7 +15,8 @@ export const PREFIX = '/svc/v1';
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 100 } } } as const;
 const cookPost = { scope: 'cook', idempotency: 'required' } as const;
 
-const createBody = {
+/** A new session: the body of `POST /svc/v1/sessions` and the input of the MCP tool `create_session`. */
+export const createSessionSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['recipes', 'serveAt', 'mode'],
@@ -58,7 +59,7 @@ const respondBody = {
 type Id = { Params: { id: string } };
 
 export function registerSessionRoutes(http: FastifyInstance, svc: SessionService): void {
-  http.post(`${PREFIX}/sessions`, { config: cookPost, schema: { body: createBody } }, async (req, reply) => {
+  http.post(`${PREFIX}/sessions`, { config: cookPost, schema: { body: createSessionSchema } }, async (req, reply) => {
     const principal = req.principal;
     if (!principal) throw new Error('unreachable: scope checked');
     const session = svc.create(req.body as CreateSessionInput, principal);

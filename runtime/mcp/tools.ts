@@ -12,10 +12,9 @@ import { kitchenOf, MatchInputError, matchKitchen, planPreview } from '../../ser
 import type { Catalog } from '../../services/index/store.js';
 import type { InventoryPatch, KitchenService, OrderLine } from '../hub/kitchen.js';
 import { inventoryPatchSchema, modeSchema, notifySchema, orderSchema } from '../hub/kitchen-routes.js';
-import { rulesSchema } from '../hub/routes.js';
+import { createSessionSchema, rulesSchema } from '../hub/routes.js';
 import { emergencyStop, type SafetyDeps, safetyState } from '../hub/safety-routes.js';
 import type { SessionService } from '../hub/sessions.js';
-import { SESSION_MODES } from '../hub/types.js';
 
 export interface HubMcpDeps {
   sessions: SessionService;
@@ -194,26 +193,7 @@ export function registerHubTools(server: McpServer, d: HubMcpDeps, principal: Pr
   tool<{ recipes: { recipeId: string; servings?: number }[]; serveAt: string; mode: string }>(
     'create_session',
     'Create a cook session (planned). A person must confirm it before it starts.',
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['recipes', 'serveAt', 'mode'],
-      properties: {
-        recipes: {
-          type: 'array',
-          minItems: 1,
-          maxItems: 10,
-          items: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['recipeId'],
-            properties: { recipeId: str(100), servings: { type: 'number', exclusiveMinimum: 0, maximum: 1000 } },
-          },
-        },
-        serveAt: { type: 'string', format: 'date-time' },
-        mode: { enum: [...SESSION_MODES] },
-      },
-    },
+    createSessionSchema,
     (a, p) => ({ ...d.sessions.create(a, p) }),
   );
   tool<{ id: string }>('get_session', 'One session.', idArg, (a) => ({ ...d.sessions.get(a.id) }), true);
