@@ -9,10 +9,11 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { ProblemError } from '../../platform/http/problems.js';
+import { startSse } from '../../platform/http/sse.js';
 import { ANY_SCOPE, canReadAll, type EventFilter, FilterError, parseSession, parseTypes } from './filter.js';
 import type { EventHub } from './hub.js';
 import type { EventJournal, StoredEvent } from './journal.js';
-import { EventStream } from './stream.js';
+import { EventStream, type StreamTarget } from './stream.js';
 
 export const EVENTS_PATH = '/svc/v1/events';
 export const EVENTS_WS_PATH = '/svc/v1/events/ws';
@@ -57,62 +58,64 @@ function sseFrame(ev: StoredEvent): string {
   return ev.pos > 0 ? `id: ${ev.pos}\ndata: ${ev.body}\n\n` : `data: ${ev.body}\n\n`;
 }
 
+/** One consumer's connection: where its events go, how it is kept alive, closed and told of a failure. */
+interface FeedConnection extends StreamTarget {
+  keepAlive(): void;
+  onClose(fn: () => void): void;
+  fail(): void;
+}
+
 export async function installEventRoutes(app: FastifyInstance, o: EventRoutesOptions): Promise<{ close(): void }> {
   const keepAliveMs = o.keepAliveMs ?? 15_000;
-  const open = new Set<{ close(reason: string): void }>();
+  const open = new Set<FeedConnection>();
   if (!app.hasDecorator('websocketServer')) await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
 
-  app.get(EVENTS_PATH, { config: { scope: ANY_SCOPE } }, (req, reply) => {
-    const filter = filterOf(req);
-    const q = (req.query ?? {}) as Record<string, unknown>;
-    const header = req.headers['last-event-id'];
-    const after = resumeFrom(typeof header === 'string' ? header : q.lastEventId, o.journal, 'Last-Event-ID');
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    res.write(`retry: ${o.retryMs ?? 2000}\n\n`);
-    const conn = {
-      close(_reason: string) {
-        res.end();
-      },
-    };
+  /** Replay from `after`, then follow live events, until the connection closes. */
+  const feed = (req: FastifyRequest, filter: EventFilter, after: number | undefined, conn: FeedConnection) => {
     const stream = new EventStream({
       hub: o.hub,
       journal: o.journal,
       filter,
       ...(o.maxQueue !== undefined ? { maxQueue: o.maxQueue } : {}),
-      target: {
-        send: (ev) => (res.writableEnded ? true : res.write(sseFrame(ev))),
-        drain: () =>
-          new Promise<void>((resolve) => {
-            if (res.writableEnded || res.destroyed) return resolve();
-            const done = () => {
-              res.off('drain', done);
-              res.off('close', done);
-              resolve();
-            };
-            res.on('drain', done);
-            res.on('close', done);
-          }),
-        close: (reason) => conn.close(reason),
-      },
+      target: { send: (ev) => conn.send(ev), drain: () => conn.drain(), close: (reason) => conn.close(reason) },
     });
-    const timer = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
+    const timer = setInterval(() => conn.keepAlive(), keepAliveMs);
     timer.unref();
     open.add(conn);
-    res.on('close', () => {
+    conn.onClose(() => {
       clearInterval(timer);
       stream.close();
       open.delete(conn);
     });
     stream.start(after).catch((err) => {
       req.log.error({ err }, 'event stream failed');
-      res.end();
+      conn.fail();
+    });
+  };
+
+  app.get(EVENTS_PATH, { config: { scope: ANY_SCOPE } }, (req, reply) => {
+    const filter = filterOf(req);
+    const q = (req.query ?? {}) as Record<string, unknown>;
+    const header = req.headers['last-event-id'];
+    const after = resumeFrom(typeof header === 'string' ? header : q.lastEventId, o.journal, 'Last-Event-ID');
+    const res = startSse(reply, o.retryMs ?? 2000);
+    feed(req, filter, after, {
+      send: (ev) => (res.writableEnded ? true : res.write(sseFrame(ev))),
+      drain: () =>
+        new Promise<void>((resolve) => {
+          if (res.writableEnded || res.destroyed) return resolve();
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        }),
+      close: () => res.end(),
+      keepAlive: () => res.write(': keep-alive\n\n'),
+      onClose: (fn) => res.on('close', fn),
+      fail: () => res.end(),
     });
   });
 
@@ -130,38 +133,21 @@ export async function installEventRoutes(app: FastifyInstance, o: EventRoutesOpt
       socket.close(1011, 'internal error');
       return;
     }
-    const { filter, after } = params;
     const LIMIT = 1 << 20;
-    const conn = { close: (reason: string) => socket.close(1013, reason.slice(0, 120)) };
-    const stream = new EventStream({
-      hub: o.hub,
-      journal: o.journal,
-      filter,
-      ...(o.maxQueue !== undefined ? { maxQueue: o.maxQueue } : {}),
-      target: {
-        send: (ev) => {
-          if (socket.readyState !== socket.OPEN) return true;
-          socket.send(ev.body);
-          return socket.bufferedAmount < LIMIT;
-        },
-        drain: async () => {
-          while (socket.readyState === socket.OPEN && socket.bufferedAmount >= LIMIT) await new Promise((r) => setTimeout(r, 10));
-        },
-        close: (reason) => conn.close(reason),
-      },
-    });
-    const timer = setInterval(() => socket.ping(), keepAliveMs);
-    timer.unref();
-    open.add(conn);
-    socket.on('close', () => {
-      clearInterval(timer);
-      stream.close();
-      open.delete(conn);
-    });
     socket.on('message', () => {}); // the feed is one-way; anything the client sends is ignored
-    stream.start(after).catch((err) => {
-      req.log.error({ err }, 'event stream failed');
-      socket.close(1011, 'internal error');
+    feed(req, params.filter, params.after, {
+      send: (ev) => {
+        if (socket.readyState !== socket.OPEN) return true;
+        socket.send(ev.body);
+        return socket.bufferedAmount < LIMIT;
+      },
+      drain: async () => {
+        while (socket.readyState === socket.OPEN && socket.bufferedAmount >= LIMIT) await new Promise((r) => setTimeout(r, 10));
+      },
+      close: (reason) => socket.close(1013, reason.slice(0, 120)),
+      keepAlive: () => socket.ping(),
+      onClose: (fn) => socket.on('close', fn),
+      fail: () => socket.close(1011, 'internal error'),
     });
   });
 
