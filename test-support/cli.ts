@@ -2,10 +2,31 @@
  * Run the `hearth` CLI from source in a child process, as a user would (real argv, stdout, stderr, exit code).
  */
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const entry = fileURLToPath(new URL('../runtime/cli/run.ts', import.meta.url));
+
+/**
+ * A temporary directory for the files a CLI test hands to the command, removed at `t`'s teardown.
+ * `file(name, body)` writes `body` (a string as it is, anything else as JSON) and returns the path.
+ */
+export function scratchFiles(
+  t: { teardown(fn: () => void): void },
+  prefix: string,
+): { dir: string; file(name: string, body: unknown): string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, body: unknown) => {
+    const p = join(dir, name);
+    writeFileSync(p, typeof body === 'string' ? body : JSON.stringify(body));
+    return p;
+  };
+  return { dir, file };
+}
 
 /** argv for spawning the CLI from source: [node, ...args]. */
 export function hearthArgv(args: string[]): [string, string[]] {

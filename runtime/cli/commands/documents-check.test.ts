@@ -1,16 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
-import { runCli } from '../../../test-support/cli.js';
+import { runCli, scratchFiles } from '../../../test-support/cli.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'hearth-check-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-const file = (name: string, body: unknown) => {
-  const p = join(dir, name);
-  writeFileSync(p, typeof body === 'string' ? body : JSON.stringify(body));
-  return p;
-};
+const { file } = scratchFiles(t, 'hearth-check-');
 
 t.test('check-temperature', async (t) => {
   const simmer = file('simmer.json', [

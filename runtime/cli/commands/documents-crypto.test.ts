@@ -1,16 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { runCli } from '../../../test-support/cli.js';
+import { runCli, scratchFiles } from '../../../test-support/cli.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'hearth-docs-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-const file = (name: string, body: unknown) => {
-  const p = join(dir, name);
-  writeFileSync(p, typeof body === 'string' ? body : JSON.stringify(body));
-  return p;
-};
+const { dir, file } = scratchFiles(t, 'hearth-docs-');
 const koshari = 'examples/recipes/koshari.svc.json';
 
 t.test('keygen, sign and verify end to end', async (t) => {

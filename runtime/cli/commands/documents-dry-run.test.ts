@@ -1,16 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { runCli } from '../../../test-support/cli.js';
+import { runCli, scratchFiles } from '../../../test-support/cli.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'hearth-check-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-const file = (name: string, body: unknown) => {
-  const p = join(dir, name);
-  writeFileSync(p, typeof body === 'string' ? body : JSON.stringify(body));
-  return p;
-};
+const { dir, file } = scratchFiles(t, 'hearth-check-');
 const koshari = 'examples/recipes/koshari.svc.json';
 const fryer = 'examples/devices/demo-fryer-robot.json';
 const fryerLimits = 'examples/limits/demo-fryer.limits.json';

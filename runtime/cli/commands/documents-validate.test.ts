@@ -1,17 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { runCli } from '../../../test-support/cli.js';
+import { runCli, scratchFiles } from '../../../test-support/cli.js';
 import { detectType } from './documents-check.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'hearth-check-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-const file = (name: string, body: unknown) => {
-  const p = join(dir, name);
-  writeFileSync(p, typeof body === 'string' ? body : JSON.stringify(body));
-  return p;
-};
+const { file } = scratchFiles(t, 'hearth-check-');
 const koshari = 'examples/recipes/koshari.svc.json';
 const fryerLimits = 'examples/limits/demo-fryer.limits.json';
 
