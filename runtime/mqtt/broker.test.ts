@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { CloudEvent } from 'cloudevents';
 import mqtt, { type IPublishPacket, type MqttClient } from 'mqtt';
 import t, { type Test } from 'tap';
+import { waitFor } from '../../test-support/subscribers.js';
 import { makeKitchen, tripEvent, until } from '../events/testing.js';
 import { MqttFeature } from './feature.js';
 
@@ -92,6 +93,31 @@ t.test('safety events arrive QoS 2, retained, as CloudEvents with the MQTT 5 con
   await after.subscribeAsync('svc/k1/safety/#', { qos: 2 });
   await new Promise((r) => setTimeout(r, 150));
   t.same(afterGot, [], 'no retained alarm once cleared');
+});
+
+t.test('events emitted in the same tick all reach a live subscriber: a trip and the heat cut, an e-stop and its reset', async (t) => {
+  const { k, connect } = await setup(t);
+  const watcher = await connect(k.tokens.create({ name: 'panel', scopes: ['read'] }).token);
+  const got = collect(watcher);
+  await watcher.subscribeAsync('svc/k1/#', { qos: 2 });
+  const at = new Date().toISOString();
+  // A retained QoS 2 alarm, then a QoS 0 sample and a QoS 1 state at once: none may swallow the alarm.
+  k.bus.emit('safety', tripEvent(at));
+  k.bus.emit('heater', { heater: 'fryer', power: 0, at });
+  k.bus.emit('execution.state', { executionId: 'ex-1', state: 'stopped', seq: 3, at });
+  k.bus.emit('safety', { kind: 'estop', action: 'heat_off_all', message: 'e-stop from the panel', at });
+  k.bus.emit('safety', { kind: 'reset', action: 'none', message: 'reset by ana', at });
+  const want = ['svc.safety.limit_tripped', 'svc.device.heater', 'svc.execution.state', 'svc.safety.estop', 'svc.safety.reset'];
+  const types = () => got.filter((g) => g.payload !== '').map((g) => JSON.parse(g.payload).type as string);
+  await waitFor('the live subscriber never got', () => want.filter((w) => !types().includes(w)), 5000);
+  t.same(
+    types()
+      .filter((x) => want.includes(x))
+      .sort(),
+    [...want].sort(),
+    'each exactly once',
+  );
+  await until(() => got.filter((g) => g.payload === '').length === 2, 5000, 'both retained alarms cleared by the reset');
 });
 
 t.test('a spoofed safety publish is refused and reported as a safety event naming the client', async (t) => {

@@ -52,6 +52,10 @@ export class EmbeddedBroker implements BusTransport {
   private readonly handlers: CommandHandler[] = [];
   private tcpPort = 0;
   private websocketPort: number | undefined;
+  /** The hub's messages enter aedes one at a time, in order (see `start`); this settles when the last one is in. */
+  private entering: Promise<void> = Promise.resolve();
+  /** Payload of the hub message on its way in → let the next one in. */
+  private readonly onTheWay = new Map<Buffer, () => void>();
 
   constructor(private readonly o: EmbeddedBrokerOptions) {}
 
@@ -83,6 +87,24 @@ export class EmbeddedBroker implements BusTransport {
   async start(): Promise<void> {
     const aedes = await Aedes.createBroker({ id: `hearth-${this.o.kitchenId}`, maxClientsIdLength: 128 });
     this.aedes = aedes;
+    // aedes numbers a message when publish() is called but hands it to the subscribers only after asynchronous
+    // steps that differ by QoS and retain (store a retained message, queue it for offline sessions), and a client
+    // drops any message numbered below one it already got (aedes' dedupe of overlapping subscriptions). So a hub
+    // message that overtook an earlier one made the earlier one vanish for every connected client: a trip followed
+    // at once by a heater sample (QoS 0), an e-stop (retained) followed by its reset. The hub's messages therefore
+    // enter one at a time, the next once the previous has been handed to the subscribers' queues (synchronous in
+    // mq.emit), not once it is delivered: a slow client holds nobody up.
+    // `mq` (the broker's mqemitter) is public in aedes but missing from its type declarations.
+    const { mq } = aedes as unknown as { mq: { emit: (packet: { payload?: unknown }, cb?: (err?: Error) => void) => unknown } };
+    const emit = mq.emit.bind(mq);
+    mq.emit = (packet, cb) => {
+      const next = Buffer.isBuffer(packet.payload) ? this.onTheWay.get(packet.payload) : undefined;
+      try {
+        return emit(packet, cb);
+      } finally {
+        next?.();
+      }
+    };
     aedes.authenticate = (client, _username, password, done) => {
       const token = password ? password.toString('utf8') : '';
       const who = token ? this.o.tokens.verify(token) : null;
@@ -143,22 +165,45 @@ export class EmbeddedBroker implements BusTransport {
     }
   }
 
-  /** Publish as the hub (no ACL: the hub is the only one allowed on its own topics). */
+  /**
+   * Publish as the hub (no ACL: the hub is the only one allowed on its own topics). Messages reach the subscribers
+   * in the order of the calls; the promise settles once the broker has handled the message.
+   */
   publish(msg: OutgoingMessage): Promise<void> {
-    const aedes = this.aedes;
-    if (!aedes || aedes.closed) return Promise.reject(new Error('the MQTT broker is not running'));
+    if (!this.aedes || this.aedes.closed) return Promise.reject(new Error('the MQTT broker is not running'));
+    // A fresh buffer per message: its identity tells the mq.emit hook (see `start`) which message is going in.
+    const payload = Buffer.from(msg.payload);
     return new Promise((resolve, reject) => {
-      aedes.publish(
-        {
-          cmd: 'publish',
-          topic: msg.topic,
-          payload: typeof msg.payload === 'string' ? Buffer.from(msg.payload) : msg.payload,
-          qos: msg.qos,
-          retain: msg.retain,
-          dup: false,
-          ...(msg.contentType ? { properties: { contentType: msg.contentType } } : {}),
-        },
-        (err) => (err ? reject(err) : resolve()),
+      this.entering = this.entering.then(
+        () =>
+          new Promise<void>((letNextIn) => {
+            const next = () => {
+              this.onTheWay.delete(payload);
+              letNextIn();
+            };
+            const aedes = this.aedes;
+            if (!aedes || aedes.closed) {
+              next();
+              return reject(new Error('the MQTT broker is not running'));
+            }
+            this.onTheWay.set(payload, next);
+            aedes.publish(
+              {
+                cmd: 'publish',
+                topic: msg.topic,
+                payload,
+                qos: msg.qos,
+                retain: msg.retain,
+                dup: false,
+                ...(msg.contentType ? { properties: { contentType: msg.contentType } } : {}),
+              },
+              (err) => {
+                next(); // also when it failed before reaching the subscribers
+                if (err) reject(err);
+                else resolve();
+              },
+            );
+          }),
       );
     });
   }
