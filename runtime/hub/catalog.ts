@@ -3,10 +3,8 @@
  * (services/index: entry facts, the typo/accent/Arabic-tolerant SearchIndex, matchKitchen, planPreview).
  * Recalls come from the executor's recalls table: a recalled revision never matches.
  */
+import { type Catalog, catalogOf, type RecallItem } from '../../services/index/catalog.js';
 import { type Json, recipeFacts } from '../../services/index/entry.js';
-import { SearchIndex } from '../../services/index/search.js';
-import type { RecallItem } from '../../services/index/sources.js';
-import type { Catalog } from '../../services/index/store.js';
 import type { RecipeCatalog } from '../config/recipes.js';
 
 export function hubCatalog(recipes: RecipeCatalog, recalled: (id: string, hash: string) => boolean): Catalog {
@@ -18,7 +16,7 @@ export function hubCatalog(recipes: RecipeCatalog, recalled: (id: string, hash: 
   const recalls: RecallItem[] = facts
     .filter((f) => recalled(f.id, f.hash))
     .map((f) => ({ id: f.id, hash: f.hash, severity: 'block', message: 'recalled' }));
-  return { version: 'hub', docs, facts, search: new SearchIndex(facts), recalls };
+  return catalogOf('hub', docs, facts, recalls);
 }
 
 /**

@@ -11,10 +11,11 @@ import type { KeyFile, KeyRecord } from '../../core/keys.js';
 import { publicRecord } from '../../core/keys.js';
 import { signDocument } from '../../core/signature.js';
 import { toRfc3339Seconds } from '../../core/time.js';
+import type { RecallItem } from './catalog.js';
 import { agentCard, discoveryDocument, PAGE_SIZE, PATHS, type SiteOptions, SVC_VERSION } from './documents.js';
 import { indexEntry, type RecipeFacts } from './entry.js';
 import { type BuildState, type HistoryEntry, OutputDir, readState, writeState } from './output.js';
-import { type RecallItem, readRecalls, readRecipes, type SourceRecall, type SourceRecipe } from './sources.js';
+import { readRecalls, readRecipes, type SourceRecall, type SourceRecipe } from './sources.js';
 
 export interface BuildProgress {
   phase: 'read' | 'write' | 'pages' | 'sign';

@@ -7,8 +7,8 @@
 import { dryRun } from '../../safety/dry-run.js';
 import type { DryRunResult, Refusal } from '../../safety/types.js';
 import { opEnvelope } from '../../schemas/vocab.js';
+import { type Catalog, isRecalled } from './catalog.js';
 import { type IndexEntry, indexEntry, type Json } from './entry.js';
-import { type Catalog, isRecalled } from './store.js';
 
 export class MatchInputError extends Error {
   constructor(message: string) {

@@ -7,13 +7,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { problem } from '../../core/problems.js';
 import { createHttpApp } from '../../platform/http/app.js';
 import { PROBLEM_JSON, ProblemError } from '../../platform/http/problems.js';
+import { markRecalled } from './catalog.js';
 import { LEVELS, type Level } from './entry.js';
 import { MatchInputError, matchKitchen } from './match.js';
 import { mountMcp } from './mcp.js';
 import { RateLimiter } from './rate-limit.js';
 import type { SearchQuery } from './search.js';
 import { StaticFiles } from './static.js';
-import { CatalogStore, markRecalled } from './store.js';
+import { CatalogStore } from './store.js';
 
 export interface IndexServerOptions {
   dir: string;

@@ -9,6 +9,7 @@ import { documentHash } from '../../core/hash.js';
 import { type KeyRecord, parseKeyRecord } from '../../core/keys.js';
 import { verifyDocument } from '../../core/signature.js';
 import { validate } from '../../schemas/index.js';
+import type { RecallItem } from './catalog.js';
 import { type Json, type RecipeFacts, recipeFacts } from './entry.js';
 
 export class BuildInputError extends Error {
@@ -106,13 +107,6 @@ export function readRecipes(dir: string, onFile?: (done: number, total: number) 
 }
 
 /** One line of the recall list in /v1/changes (semantics §10). */
-export interface RecallItem {
-  id: string;
-  hash?: string;
-  severity: string;
-  message: string;
-}
-
 export interface SourceRecall {
   file: string;
   text: string;

@@ -9,24 +9,15 @@ import { parseJson } from '../../core/canonical.js';
 import { documentHash } from '../../core/hash.js';
 import type { KeyRecord } from '../../core/keys.js';
 import { verifyDocument } from '../../core/signature.js';
+import { type Catalog, catalogOf, type RecallItem } from './catalog.js';
 import { PATHS } from './documents.js';
 import { type Json, type RecipeFacts, recipeFacts } from './entry.js';
-import { SearchIndex } from './search.js';
-import type { RecallItem } from './sources.js';
 
 export class CatalogLoadError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'CatalogLoadError';
   }
-}
-
-export interface Catalog {
-  version: string;
-  docs: Map<string, Json>;
-  facts: RecipeFacts[];
-  search: SearchIndex;
-  recalls: RecallItem[];
 }
 
 function readJson(file: string, what: string): Json {
@@ -72,18 +63,7 @@ export function loadCatalog(dir: string): Catalog {
     const changes = readJson(join(dir, PATHS.changes(version0 - 1)), 'changes file');
     if (Array.isArray(changes.recalls)) recalls = changes.recalls as RecallItem[];
   }
-  return { version, docs, facts, search: new SearchIndex(facts), recalls };
-}
-
-/** True when `recall` covers this revision of a recipe. */
-export function isRecalled(recalls: readonly RecallItem[], id: string, hash: string): boolean {
-  return recalls.some((r) => r.id === id && (r.hash === undefined || r.hash === hash));
-}
-
-/** Flag the entries a recall covers (they stay findable, but a hub refuses them). */
-export function markRecalled<T extends { id: string; hash: string; recalled?: boolean }>(cat: Catalog, items: T[]): T[] {
-  if (cat.recalls.length === 0) return items;
-  return items.map((e) => (isRecalled(cat.recalls, e.id, e.hash) ? { ...e, recalled: true } : e));
+  return catalogOf(version, docs, facts, recalls);
 }
 
 export class CatalogStore {
