@@ -26,6 +26,9 @@ t.test('bus events map to svc.<category>.<name> types with subjects and data', a
     [shapeOf('session.updated', { sessionId: 's1', state: 'confirmed', at, session: {} }), 'svc.session.updated', 'session', 's1'],
     [shapeOf('sync', { kind: 'recall', message: 'r', at }), 'svc.sync.recall', 'sync', 'index'],
     [shapeOf('device.heartbeat', { state: 'idle', at }), 'svc.device.heartbeat', 'device', 'hub'],
+    // A reset is kitchen-wide like the stop it clears, whatever the trip's own subject (an e-stop's is "all").
+    [shapeOf('safety', { ...tripEvent(at), kind: 'reset', action: 'none' }), 'svc.safety.reset', 'safety', 'kitchen'],
+    [shapeOf('safety', { ...tripEvent(at, 'all'), kind: 'reset', action: 'none' }), 'svc.safety.reset', 'safety', 'kitchen'],
   ];
   for (const [shape, type, category, subject] of cases) {
     t.equal(shape.type, type);

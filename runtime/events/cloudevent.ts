@@ -74,7 +74,8 @@ function optional<T extends Record<string, unknown>>(o: T): T {
 
 function safetyShape(p: SafetyPayload): EventShape {
   const type = SAFETY_TYPES[p.kind] ?? `svc.safety.${p.kind}`;
-  const zone = p.kind === 'estop' || !p.trip ? 'kitchen' : p.trip.subject;
+  // An e-stop, and the reset or clearing of any stop, concern the whole kitchen (the stop latched kitchen-wide).
+  const zone = p.kind === 'estop' || p.kind === 'reset' || p.kind === 'cleared' || !p.trip ? 'kitchen' : p.trip.subject;
   return {
     type,
     category: 'safety',
