@@ -25,6 +25,18 @@ export interface FaultSpec {
 export const SENSOR_FAULTS: readonly FaultKind[] = ['open_circuit', 'stuck', 'noisy', 'i2c_error', 'detached', 'serial_lost'];
 export const HEATER_FAULTS: readonly FaultKind[] = ['relay_welded', 'heater_dead', 'serial_lost'];
 
+/** A fault the rig cannot simulate: an unknown kind, a target it does not have, a kind its target does not take. */
+export class FaultSpecError extends Error {
+  constructor(
+    message: string,
+    /** The member of the fault at fault. */
+    readonly field: 'kind' | 'target',
+  ) {
+    super(message);
+    this.name = 'FaultSpecError';
+  }
+}
+
 export class FaultBook {
   private faults: FaultSpec[] = [];
 
@@ -36,7 +48,8 @@ export class FaultBook {
   }
 
   add(f: FaultSpec): void {
-    if (!FAULT_KINDS.includes(f.kind)) throw new Error(`unknown fault kind "${f.kind}" (known: ${FAULT_KINDS.join(', ')})`);
+    if (!FAULT_KINDS.includes(f.kind))
+      throw new FaultSpecError(`unknown fault kind "${f.kind}" (known: ${FAULT_KINDS.join(', ')})`, 'kind');
     this.faults.push({ ...f });
   }
 

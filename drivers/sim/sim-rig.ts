@@ -8,7 +8,7 @@ import { Mcp9600Sensor } from '../devices/mcp9600.js';
 import { SerialApplianceClient, SerialApplianceHeater, SerialApplianceSensor } from '../devices/serial-appliance.js';
 import type { Clock, HeaterOutput, Rig, TemperatureSensor } from '../types.js';
 import type { WatchdogCapable, WatchdogTarget } from '../watchdog-targets.js';
-import { FaultBook, type FaultSpec } from './faults.js';
+import { FaultBook, type FaultSpec, FaultSpecError } from './faults.js';
 import { openMockApplianceLink } from './serial-links.js';
 import { SimAppliance } from './sim-appliance.js';
 import { SharedDuty, SimHeater, SimInput } from './sim-io.js';
@@ -159,7 +159,7 @@ export class SimRig implements Rig, WatchdogCapable {
   private resolveFault(f: FaultSpec): FaultSpec {
     if (this.hob && f.target === 'pan') {
       if (f.kind === 'serial_lost' || f.kind === 'open_circuit') return f;
-      throw new Error(`the serial hob "pan" takes the faults serial_lost and open_circuit, not ${f.kind}`);
+      throw new FaultSpecError(`the serial hob "pan" takes the faults serial_lost and open_circuit, not ${f.kind}`, 'kind');
     }
     const sensorFault = f.kind !== 'relay_welded' && f.kind !== 'heater_dead';
     const isSensor = this.sensorPlans.some((p) => p.id === f.target);
@@ -172,7 +172,7 @@ export class SimRig implements Rig, WatchdogCapable {
       const watching = this.heaterPlans.find((h) => h.sensors.includes(f.target));
       if (watching) return { ...f, target: watching.id };
     }
-    throw new Error(`fault target "${f.target}" is neither a sensor nor a heater of this rig`);
+    throw new FaultSpecError(`fault target "${f.target}" is neither a sensor nor a heater of this rig`, 'target');
   }
 
   private vessel(id: string): Vessel {

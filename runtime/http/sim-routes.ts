@@ -4,7 +4,7 @@
  * e-stop button, and, with `--sim-speed manual`, the passing of time. None of it is a way to claim presence
  * to the executor: presence still comes from the rig's input, which this surface moves like a person would.
  */
-import { FAULT_KINDS, type FaultSpec } from '../../drivers/sim/faults.js';
+import { FAULT_KINDS, type FaultSpec, FaultSpecError } from '../../drivers/sim/faults.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import type { AppContext } from '../app/context.js';
 
@@ -78,10 +78,15 @@ export function registerSimRoutes(ctx: AppContext): void {
       const body = req.body as FaultSpec | { clear: true };
       if ('clear' in body) sim.clearFaults();
       else {
-        const known = new Set([...ctx.rig.sensors.keys(), ...ctx.rig.heaters.keys()]);
-        if (!known.has(body.target))
-          throw new ProblemError('validation-failed', `body /target: no sensor or heater ${JSON.stringify(body.target)} on this rig`);
-        sim.injectFault(body);
+        try {
+          sim.injectFault(body);
+        } catch (err) {
+          // The rig says which faults it can simulate on what: the rest is the request's mistake, not a 500.
+          if (!(err instanceof FaultSpecError)) throw err;
+          throw new ProblemError('validation-failed', `body /${err.field}: ${err.message}`, {
+            errors: [{ in: 'body', pointer: `/${err.field}`, message: err.message }],
+          });
+        }
       }
       return state();
     },

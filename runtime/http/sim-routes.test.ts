@@ -1,0 +1,44 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { newKey, startTestApp } from '../app/testing.js';
+
+t.test('/sim/v1/faults: a fault the rig cannot simulate is a 422 problem, never a 500', async (t) => {
+  const h = await startTestApp({ keepDir: true });
+  const rigFile = join(h.dataDir, 'rig.json');
+  writeFileSync(rigFile, JSON.stringify({ kind: 'simulated', hob: 'serial' }));
+  await h.close();
+  const app = await startTestApp({ dataDir: h.dataDir, config: { rig: rigFile } });
+  t.teardown(() => app.close());
+  const fault = (body: unknown) =>
+    app.app.ctx.http.inject({
+      method: 'POST',
+      url: '/sim/v1/faults',
+      headers: { ...app.auth, 'content-type': 'application/json', 'idempotency-key': newKey() },
+      payload: JSON.stringify(body),
+    });
+
+  const unknown = await fault({ kind: 'stuck', target: 'wok' });
+  t.equal(unknown.statusCode, 422);
+  t.match(unknown.headers['content-type'], /^application\/problem\+json/);
+  t.match(unknown.json(), {
+    type: `${app.app.baseUrl}/errors/validation-failed`,
+    status: 422,
+    detail: /^body \/target: fault target "wok" is neither a sensor nor a heater/,
+    errors: [{ in: 'body', pointer: '/target' }],
+  });
+
+  const unsupported = await fault({ kind: 'relay_welded', target: 'pan' });
+  t.equal(unsupported.statusCode, 422, 'the serial hob cannot have a welded relay');
+  t.match(unsupported.json(), {
+    type: `${app.app.baseUrl}/errors/validation-failed`,
+    detail: /^body \/kind: the serial hob "pan" takes the faults serial_lost and open_circuit, not relay_welded/,
+    errors: [{ in: 'body', pointer: '/kind' }],
+  });
+  t.same(app.app.ctx.rig.sim?.snapshot().faults, [], 'nothing was injected');
+
+  const ok = await fault({ kind: 'serial_lost', target: 'pan' });
+  t.equal(ok.statusCode, 200, ok.body);
+  t.match(ok.json().faults, [{ kind: 'serial_lost', target: 'pan' }]);
+  t.equal((await fault({ clear: true })).statusCode, 200);
+});
