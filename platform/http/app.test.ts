@@ -142,3 +142,18 @@ t.test('details: pointers, Allow, headers, no internals', async (t) => {
   const boom = await app.inject({ method: 'GET', url: '/boom' });
   t.notMatch(boom.body, /secret internals/);
 });
+
+t.test('creating an app, with or without request logging, prints no deprecation warning', async (t) => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+  process.on('warning', onWarning);
+  t.teardown(() => process.off('warning', onWarning));
+  for (const disableRequestLogging of [true, false]) {
+    const app = createHttpApp({ baseUrl: 'http://dev', disableRequestLogging });
+    app.get('/x', async () => ({ ok: true }));
+    t.equal((await app.inject({ method: 'GET', url: '/x' })).statusCode, 200);
+    await app.close();
+  }
+  await new Promise((r) => setImmediate(r)); // process warnings are emitted on the next tick
+  t.same(warnings, []);
+});
