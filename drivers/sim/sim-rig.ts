@@ -3,6 +3,7 @@
  * MCP9600 thermocouple amplifier on a simulated I2C bus, plus a presence input and an e-stop button. The
  * sensors are read through the real MCP9600 driver, so the simulation exercises the same code as hardware.
  */
+import { mulberry32 } from '../../core/random.js';
 import { SimI2cBus } from '../buses/sim-i2c.js';
 import { Mcp9600Sensor } from '../devices/mcp9600.js';
 import { SerialApplianceClient, SerialApplianceHeater, SerialApplianceSensor } from '../devices/serial-appliance.js';
@@ -13,7 +14,7 @@ import { openMockApplianceLink } from './serial-links.js';
 import { SimAppliance } from './sim-appliance.js';
 import { SharedDuty, SimHeater, SimInput } from './sim-io.js';
 import { SimMcp9600 } from './sim-mcp9600.js';
-import { demoVessels, seededRandom, Vessel } from './thermal.js';
+import { demoVessels, Vessel } from './thermal.js';
 
 export interface SimRigOptions {
   device?: string;
@@ -106,7 +107,7 @@ export class SimRig implements Rig, WatchdogCapable {
     this.id = o.device ?? 'sim-fryer';
     this.startedAt = clock.now();
     this.lastStep = this.startedAt;
-    this.random = seededRandom(o.seed ?? 1);
+    this.random = mulberry32(o.seed ?? 1);
     this.faults = new FaultBook(() => this.clock.now() - this.startedAt);
     const ambient = o.ambientC ?? 21;
     for (const spec of demoVessels(o.altitudeM ?? 0)) this.vessels.set(spec.id, new Vessel(spec, ambient));

@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { documentHash, sha256Hex } from '../../core/hash.js';
+import { mulberry32 } from '../../core/random.js';
 import { allOps, type OpEntry } from '../../schemas/vocab.js';
 import { DISHES, type Dish, LANGS, STYLES, titleOf } from './words.js';
 
@@ -14,16 +15,9 @@ const SVC_VERSION = '0.2.0';
 
 type Json = Record<string, unknown>;
 
-/** mulberry32: small, fast, good enough for test data; seeded from the SHA-256 of the seed text. */
+/** Test data from a seed text: mulberry32 seeded from the SHA-256 of the text. */
 export function prng(seed: string): () => number {
-  let a = Number.parseInt(sha256Hex(`hearth-catalog:${seed}`).slice(0, 8), 16) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(Number.parseInt(sha256Hex(`hearth-catalog:${seed}`).slice(0, 8), 16));
 }
 
 class Rand {
