@@ -1,26 +1,11 @@
 /** `npm run hil` as a user runs it: one line per scenario, the totals, exit 1 on a failure, 2 on bad input. */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { repoRoot } from '../test-support/cli.js';
+import { runScript } from '../test-support/cli.js';
 
-function hil(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'hil-tests/run.ts'), ...args], { cwd: repoRoot });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const hil = (args: string[]) => runScript('hil-tests/run.ts', args);
 
 t.test('a passing scenario by name: one line, totals, exit 0', async (t) => {
   const r = await hil(['recipe-widens-envelope']);

@@ -39,9 +39,19 @@ export interface CliResult {
   stderr: string;
 }
 
+type RunOptions = SpawnOptions & { input?: string; timeoutMs?: number };
+
 /** Run the CLI to completion. `input` is written to stdin when given. */
-export function runCli(args: string[], opts: SpawnOptions & { input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
-  const [cmd, argv] = hearthArgv(args);
+export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult> {
+  return runToEnd(...hearthArgv(args), opts);
+}
+
+/** Run a TypeScript entry point of the repository (`script`, from the repository root) to completion. */
+export function runScript(script: string, args: string[], opts: RunOptions = {}): Promise<CliResult> {
+  return runToEnd(process.execPath, ['--import', 'tsx', join(repoRoot, script), ...args], opts);
+}
+
+function runToEnd(cmd: string, argv: string[], opts: RunOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, argv, { cwd: repoRoot, ...opts, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

@@ -2,29 +2,14 @@
  * The conformance suite against a freshly started registry: every check passes, in-process and through the
  * npm script's entry point; and against something that is not a registry, it fails loudly (exit 1).
  */
-import { spawn } from 'node:child_process';
 import t from 'tap';
-import { repoRoot } from '../../../test-support/cli.js';
+import { runScript } from '../../../test-support/cli.js';
 import { startHarness } from '../testing/fixtures.js';
 import { startTestWebServer } from '../testing/web-server.js';
 import { checks } from './checks.js';
 import { runChecks } from './run.js';
 
-function runScript(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'services/registry/conformance/cli.ts', ...args], { cwd: repoRoot });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const conformance = (args: string[]) => runScript('services/registry/conformance/cli.ts', args);
 
 t.test('every check passes against a fresh registry', async (t) => {
   const h = await startHarness();
@@ -36,7 +21,7 @@ t.test('every check passes against a fresh registry', async (t) => {
   t.equal(result.passed, checks.length);
   t.ok(checks.length >= 30, 'the suite covers every endpoint and rule');
 
-  const script = await runScript(['--base-url', h.url, '--token', token, '--namespace', 'org.example']);
+  const script = await conformance(['--base-url', h.url, '--token', token, '--namespace', 'org.example']);
   t.equal(script.code, 0, script.stdout + script.stderr);
   const out = script.stdout.trim().split('\n');
   t.equal(out.length, checks.length + 1, 'one line per check and a closing line');
@@ -59,11 +44,11 @@ t.test('a token for another namespace makes the publishing checks fail', async (
 t.test('the script fails against something that is not a registry, and refuses bad arguments', async (t) => {
   const web = await startTestWebServer();
   t.teardown(() => web.close());
-  const r = await runScript(['--base-url', web.base, '--token', 'x', '--namespace', 'org.example']);
+  const r = await conformance(['--base-url', web.base, '--token', 'x', '--namespace', 'org.example']);
   t.equal(r.code, 1);
   t.match(r.stdout, /^FAIL GET \/v1\/registry.json is a registry document/m);
   t.match(r.stdout, new RegExp(`\\n0 passed, ${checks.length} failed\\n$`));
-  const bad = await runScript(['--token', 'x']);
+  const bad = await conformance(['--token', 'x']);
   t.equal(bad.code, 2);
   t.equal(bad.stderr, 'registry-conformance: --base-url, --token and --namespace are required\n');
 });
