@@ -2,6 +2,7 @@
  * The seam between the executor (and anything else that wants heat) and the actuators. Nothing drives a
  * HeaterOutput except the supervisor. See ../../docs/safety.md.
  */
+import type { DetectorReason } from '../../safety/detectors/types.js';
 
 /** What a caller wants from one heater during one step. */
 export interface HeatRequest {
@@ -30,17 +31,8 @@ export interface HeatGrant {
   reason?: string;
 }
 
-export type TripReason =
-  | 'over_limit'
-  | 'stale_reading'
-  | 'out_of_range_reading'
-  | 'implausible_pair'
-  | 'thermal_runaway'
-  | 'heating_while_off'
-  | 'sensor_fault'
-  | 'watchdog'
-  | 'estop'
-  | 'limit_raise_attempt';
+/** What the detectors report (safety/detectors), and what the supervisor itself trips on. */
+export type TripReason = DetectorReason | 'watchdog' | 'estop' | 'limit_raise_attempt';
 
 export interface SafetyTrip {
   id: string;
