@@ -42,3 +42,23 @@ t.test('/sim/v1/faults: a fault the rig cannot simulate is a 422 problem, never 
   t.match(ok.json().faults, [{ kind: 'serial_lost', target: 'pan' }]);
   t.equal((await fault({ clear: true })).statusCode, 200);
 });
+
+t.test('/sim/v1/presence and /sim/v1/estop flip the rig inputs; anything but a boolean is 422', async (t) => {
+  const app = await startTestApp();
+  t.teardown(() => app.close());
+  const post = (url: string, body: unknown) =>
+    app.app.ctx.http.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  t.equal((await post('/sim/v1/presence', { present: true })).json().presence, true);
+  t.equal((await post('/sim/v1/presence', { present: false })).json().presence, false);
+  t.equal((await post('/sim/v1/estop', { pressed: true })).json().estop, true);
+  t.equal((await post('/sim/v1/estop', { pressed: false })).json().estop, false);
+  for (const [url, body] of [
+    ['/sim/v1/presence', { present: 'yes' }],
+    ['/sim/v1/presence', { pressed: true }],
+    ['/sim/v1/estop', {}],
+    ['/sim/v1/estop', { pressed: true, extra: 1 }],
+  ] as const) {
+    const res = await post(url, body);
+    t.equal(res.statusCode, 422, `${url} ${JSON.stringify(body)}`);
+  }
+});

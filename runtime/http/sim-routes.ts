@@ -28,33 +28,21 @@ export function registerSimRoutes(ctx: AppContext): void {
 
   http.get('/sim/v1/state', async () => state());
 
-  http.post(
-    '/sim/v1/presence',
-    {
-      ...opt,
-      schema: {
-        body: { type: 'object', additionalProperties: false, required: ['present'], properties: { present: { type: 'boolean' } } },
+  /** A switch the world flips: a person walking up (presence), the e-stop button. */
+  const toggle = (url: string, field: string, flip: (on: boolean) => void) =>
+    http.post(
+      url,
+      {
+        ...opt,
+        schema: { body: { type: 'object', additionalProperties: false, required: [field], properties: { [field]: { type: 'boolean' } } } },
       },
-    },
-    async (req) => {
-      sim.setPresence((req.body as { present: boolean }).present);
-      return state();
-    },
-  );
-
-  http.post(
-    '/sim/v1/estop',
-    {
-      ...opt,
-      schema: {
-        body: { type: 'object', additionalProperties: false, required: ['pressed'], properties: { pressed: { type: 'boolean' } } },
+      async (req) => {
+        flip((req.body as Record<string, boolean>)[field] === true);
+        return state();
       },
-    },
-    async (req) => {
-      sim.pressEstop((req.body as { pressed: boolean }).pressed);
-      return state();
-    },
-  );
+    );
+  toggle('/sim/v1/presence', 'present', (p) => sim.setPresence(p));
+  toggle('/sim/v1/estop', 'pressed', (p) => sim.pressEstop(p));
 
   http.post(
     '/sim/v1/faults',
