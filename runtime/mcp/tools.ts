@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import { jsonSchema } from '../../platform/mcp/schema.js';
-import type { Catalog } from '../../services/index/catalog.js';
+import { type Catalog, recipeOf } from '../../services/index/catalog.js';
 import { indexEntry, type Json } from '../../services/index/entry.js';
 import { kitchenOf, MatchInputError, matchKitchen, planPreview } from '../../services/index/match.js';
 import type { InventoryPatch, KitchenService, OrderLine } from '../hub/kitchen.js';
@@ -138,11 +138,9 @@ export function registerHubTools(server: McpServer, d: HubMcpDeps, principal: Pr
     'One recipe document this hub holds, with its hash.',
     { type: 'object', additionalProperties: false, required: ['id'], properties: { id: str(100), lang: str(35) } },
     (a) => {
-      const c = cat();
-      const doc = c.docs.get(a.id);
-      const facts = c.facts.find((f) => f.id === a.id);
-      if (!doc || !facts) throw new ProblemError('not-found', `this hub holds no recipe ${JSON.stringify(a.id)}`);
-      return { entry: { ...indexEntry(facts, a.lang ?? 'en') }, recipe: doc };
+      const r = recipeOf(cat(), a.id);
+      if (!r) throw new ProblemError('not-found', `this hub holds no recipe ${JSON.stringify(a.id)}`);
+      return { entry: { ...indexEntry(r.facts, a.lang ?? 'en') }, recipe: r.doc };
     },
     true,
   );
@@ -176,9 +174,9 @@ export function registerHubTools(server: McpServer, d: HubMcpDeps, principal: Pr
       },
     },
     (a) => {
-      const doc = cat().docs.get(a.recipeId);
-      const facts = cat().facts.find((f) => f.id === a.recipeId);
-      if (!doc || !facts) throw new ProblemError('not-found', `this hub holds no recipe ${JSON.stringify(a.recipeId)}`);
+      const r = recipeOf(cat(), a.recipeId);
+      if (!r) throw new ProblemError('not-found', `this hub holds no recipe ${JSON.stringify(a.recipeId)}`);
+      const { doc, facts } = r;
       const preview = planPreview(doc, kitchenOf(actors()), now());
       const totalS = indexEntry(facts, 'en').totalTimeS ?? 0;
       return {

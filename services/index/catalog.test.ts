@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { catalogOf, isRecalled, markRecalled } from './catalog.js';
-import type { RecipeFacts } from './entry.js';
+import { catalogOf, isRecalled, markRecalled, recipeOf } from './catalog.js';
+import type { Json, RecipeFacts } from './entry.js';
 
 t.test('recalls cover one revision or every revision of a recipe', async (t) => {
   const recalls = [
@@ -29,6 +29,19 @@ t.test('recalls cover one revision or every revision of a recipe', async (t) => 
   const none = catalogOf('8', new Map(), [], []);
   const items = [{ id: 'a', hash: 'h1' }];
   t.equal(markRecalled(none, items), items, 'nothing recalled: the same list');
+});
+
+t.test('recipeOf: the document and facts of a recipe the catalog holds', async (t) => {
+  const facts = { id: 'a', hash: 'h1' } as RecipeFacts;
+  const doc: Json = { id: 'a', hash: 'h1' };
+  const docs = new Map<string, Json>([
+    ['a', doc],
+    ['orphan', {}],
+  ]);
+  const cat = { ...catalogOf('1', new Map(), [], []), docs, facts: [facts] };
+  t.same(recipeOf(cat, 'a'), { doc, facts });
+  t.equal(recipeOf(cat, 'b'), undefined);
+  t.equal(recipeOf(cat, 'orphan'), undefined, 'a document without facts is not a recipe of the catalog');
 });
 
 /** The relative modules `file` loads at run time (type-only imports are erased), transitively. */

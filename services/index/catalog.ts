@@ -27,6 +27,13 @@ export function catalogOf(version: string, docs: Map<string, Json>, facts: Recip
   return { version, docs, facts, search: new SearchIndex(facts), recalls };
 }
 
+/** One recipe of the catalog, its document and its facts, or undefined when the catalog does not hold it. */
+export function recipeOf(cat: Catalog, id: string): { doc: Json; facts: RecipeFacts } | undefined {
+  const doc = cat.docs.get(id);
+  const facts = cat.facts.find((f) => f.id === id);
+  return doc && facts ? { doc, facts } : undefined;
+}
+
 /** True when `recall` covers this revision of a recipe. */
 export function isRecalled(recalls: readonly RecallItem[], id: string, hash: string): boolean {
   return recalls.some((r) => r.id === id && (r.hash === undefined || r.hash === hash));

@@ -8,7 +8,7 @@ import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serveMcp } from '../../platform/mcp/bridge.js';
 import { jsonSchema } from '../../platform/mcp/schema.js';
-import { markRecalled } from './catalog.js';
+import { markRecalled, recipeOf } from './catalog.js';
 import { SVC_VERSION } from './documents.js';
 import { durationSeconds, indexEntry, type Json, LEVELS, type Level } from './entry.js';
 import { kitchenOf, MatchInputError, matchKitchen, planPreview } from './match.js';
@@ -113,11 +113,9 @@ export function indexMcpServer(store: CatalogStore, now: () => Date): McpServer 
       }),
     },
     async (args: GetArgs) => {
-      const cat = store.get();
-      const doc = cat.docs.get(args.id);
-      const facts = cat.facts.find((f) => f.id === args.id);
-      if (!doc || !facts) return errorResult(`no recipe with id ${JSON.stringify(args.id)}`);
-      return dataResult({ entry: { ...indexEntry(facts, args.lang ?? 'en') }, recipe: doc });
+      const r = recipeOf(store.get(), args.id);
+      if (!r) return errorResult(`no recipe with id ${JSON.stringify(args.id)}`);
+      return dataResult({ entry: { ...indexEntry(r.facts, args.lang ?? 'en') }, recipe: r.doc });
     },
   );
   server.registerTool(
@@ -164,10 +162,9 @@ export function indexMcpServer(store: CatalogStore, now: () => Date): McpServer 
       }),
     },
     async (args: PreviewArgs) => {
-      const cat = store.get();
-      const doc = cat.docs.get(args.recipeId);
-      const facts = cat.facts.find((f) => f.id === args.recipeId);
-      if (!doc || !facts) return errorResult(`no recipe with id ${JSON.stringify(args.recipeId)}`);
+      const r = recipeOf(store.get(), args.recipeId);
+      if (!r) return errorResult(`no recipe with id ${JSON.stringify(args.recipeId)}`);
+      const { doc, facts } = r;
       let kitchen: Json;
       try {
         kitchen = args.actors?.length ? kitchenOf({ actors: args.actors }) : { capabilities: { ops: [], sensors: [] } };
