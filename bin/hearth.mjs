@@ -1,14 +1,42 @@
 #!/usr/bin/env node
 // The `hearth` command. Runs the compiled CLI from dist/ (built by `npm run build`, which `npm ci` runs
-// through the prepare script); from a source checkout without dist/ it falls back to tsx.
-import { existsSync } from 'node:fs';
+// through the prepare script). In a source checkout it falls back to running the TypeScript sources with tsx
+// when dist/ is missing or older than the sources, so an edit is never silently ignored.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const compiled = fileURLToPath(new URL('../dist/runtime/cli/run.js', import.meta.url));
-if (existsSync(compiled)) {
+const root = fileURLToPath(new URL('..', import.meta.url));
+const compiled = `${root}dist/runtime/cli/run.js`;
+const buildStamp = `${root}dist/.built`; // written by npm run build after tsc
+const source = `${root}runtime/cli/run.ts`;
+const sourceDirs = ['core', 'safety', 'schemas', 'drivers', 'platform', 'runtime', 'services', 'conformance'];
+
+/** True when a TypeScript source file is newer than the last build (a few ms for the whole tree). */
+function distIsStale() {
+  if (!existsSync(source)) return false; // an installed package ships dist/ only
+  if (!existsSync(buildStamp)) return true;
+  const built = statSync(buildStamp).mtimeMs;
+  for (const dir of sourceDirs) {
+    let names;
+    try {
+      names = readdirSync(`${root}${dir}`, { recursive: true });
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (typeof name !== 'string' || !name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
+      if (statSync(`${root}${dir}/${name}`).mtimeMs > built) return true;
+    }
+  }
+  return false;
+}
+
+if (existsSync(compiled) && !distIsStale()) {
   await import(pathToFileURL(compiled).href);
 } else {
+  if (existsSync(compiled))
+    process.stderr.write('hearth: dist/ is older than the sources; running them with tsx (npm run build compiles them)\n');
   const { register } = await import('tsx/esm/api');
   register();
-  await import(new URL('../runtime/cli/run.ts', import.meta.url).href);
+  await import(pathToFileURL(source).href);
 }

@@ -10,13 +10,16 @@
  *   body is read, and the request is never refused for its body.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../platform/http/problems.js';
+import { packageRoot } from '../config/paths.js';
 import { emergencyStop, type SafetyDeps } from '../hub/safety-routes.js';
 import { isLocalAddress } from './local.js';
 import type { DashboardMessage, DashboardModel } from './model.js';
 
-const PUBLIC = new URL('./public/', import.meta.url);
+/** The page's files live in the source tree (runtime/dashboard/public), also when running from dist/. */
+const PUBLIC = join(packageRoot(), 'runtime', 'dashboard', 'public');
 
 const ASSETS: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
@@ -69,7 +72,7 @@ export interface DashboardRoutesOptions {
 }
 
 export function registerDashboardRoutes(http: FastifyInstance, o: DashboardRoutesOptions): { close(): void } {
-  const assets = new Map(Object.entries(ASSETS).map(([path, a]) => [path, { ...a, body: readFileSync(new URL(a.file, PUBLIC)) }]));
+  const assets = new Map(Object.entries(ASSETS).map(([path, a]) => [path, { ...a, body: readFileSync(join(PUBLIC, a.file)) }]));
   for (const [path, a] of assets) {
     http.get(path, async (_req, reply) => reply.headers(SECURITY_HEADERS).type(a.type).send(a.body));
   }
