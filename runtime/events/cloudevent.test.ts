@@ -113,7 +113,7 @@ t.test('journal: positions never repeat; pruning by age and row cap; a broken jo
   t.ok(new EventJournal(db).nextPos() > 11, 'and after a restart');
 
   const errors: unknown[] = [];
-  const failing = new EventHub({ bus: new EventBus(), journal, kitchenId: 'k1', onError: (err, where) => errors.push(where) });
+  const failing = new EventHub({ bus: new EventBus(), journal, kitchenId: 'k1', onError: (_err, where) => errors.push(where) });
   const live: string[] = [];
   failing.addSink(() => {
     throw new Error('sink down');
