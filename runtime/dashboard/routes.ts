@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../platform/http/problems.js';
+import { startSse } from '../../platform/http/sse.js';
 import { packageRoot } from '../config/paths.js';
 import { emergencyStop, type SafetyDeps } from '../hub/safety-routes.js';
 import { isLocalAddress } from './local.js';
@@ -85,18 +86,10 @@ export function registerDashboardRoutes(http: FastifyInstance, o: DashboardRoute
   const open = new Set<() => void>();
   http.get('/dashboard/v1/events', async (req, reply) => {
     checkAccess(req, true);
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
+    const res = startSse(reply, 2000);
     const write = (m: DashboardMessage | { type: 'snapshot'; snapshot: unknown }) => {
       if (!res.writableEnded) res.write(`data: ${JSON.stringify(m)}\n\n`);
     };
-    res.write('retry: 2000\n\n');
     write({ type: 'snapshot', snapshot: o.model.snapshot() });
     const off = o.model.subscribe(write);
     const timer = setInterval(() => res.write(': keep-alive\n\n'), o.keepAliveMs ?? 15_000);
