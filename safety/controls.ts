@@ -1,0 +1,32 @@
+/**
+ * The safety controls, by name, and the one seam through which the mutation run (`npm run hil:mutants`)
+ * switches one off to prove that its scenario then fails.
+ *
+ * Production code asks `controlActive(id)` at the point where the control acts and skips the action only
+ * when the answer is false. Nothing in Hearth can make it false: there is no config key, flag, environment
+ * variable or API for it. Only the test harness (test-support/mutants.ts, in process, or its preload for a
+ * spawned process) puts a set of disabled control names on a global registered under a private symbol.
+ */
+
+/** Every control the mutation run must be able to kill. Each has at least one HIL scenario that fails without it. */
+export const SAFETY_CONTROLS = [
+  'over-limit',
+  'stale-reading',
+  'reading-fault',
+  'thermal-runaway',
+  'heating-while-off',
+  'implausible-pair',
+  'heater-lease',
+  'loop-watchdog',
+] as const;
+
+export type SafetyControl = (typeof SAFETY_CONTROLS)[number];
+
+/** The registry key the test harness writes; not exported, so no production module can write it by name. */
+const DISABLED = Symbol.for('hearth.test-support.disabled-safety-controls');
+
+/** True unless the test harness has disabled this control for a mutation run. */
+export function controlActive(id: SafetyControl): boolean {
+  const disabled = (globalThis as Record<symbol, unknown>)[DISABLED];
+  return !(disabled instanceof Set && disabled.has(id));
+}
