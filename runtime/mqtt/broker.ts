@@ -9,6 +9,8 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
+import { LogLimiter, limitedLog } from '../events/log-limit.js';
+import { ClientIdOwners, DEFAULT_FRONT_DOOR, FrontDoor, type FrontDoorLimits } from './front-door.js';
 import { type AclPrincipal, canReceive, checkPublish, checkSubscribe } from './topics.js';
 import type { BusTransport, CommandHandler, OutgoingMessage, TokenVerifier } from './transport.js';
 
@@ -30,7 +32,10 @@ export interface EmbeddedBrokerOptions {
   onSpoof?: (report: SpoofReport) => void;
   spoofReportMs?: number;
   now?: () => number;
+  /** Repeated lines (same message and client) are rate-limited: see runtime/events/log-limit.ts. */
   log?: (msg: string, detail?: Record<string, unknown>) => void;
+  /** What a connection may cost before it logs in (front-door.ts); defaults in DEFAULT_FRONT_DOOR. */
+  frontDoor?: Partial<FrontDoorLimits>;
 }
 
 interface Session {
@@ -38,8 +43,9 @@ interface Session {
   token: string;
 }
 
-function authError(message: string): AuthenticateError {
-  return Object.assign(new Error(message), { returnCode: 4 }) as AuthenticateError;
+/** returnCode 4: bad user name or password; 2: client identifier rejected (MQTT 5: 0x86 and 0x85). */
+function authError(message: string, returnCode: 2 | 4 = 4): AuthenticateError {
+  return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
 }
 
 export class EmbeddedBroker implements BusTransport {
@@ -49,6 +55,9 @@ export class EmbeddedBroker implements BusTransport {
   private wss: WebSocketServer | undefined;
   private readonly sessions = new WeakMap<Client, Session>();
   private readonly lastSpoof = new Map<string, number>();
+  private readonly frontDoor: FrontDoor;
+  private readonly owners: ClientIdOwners;
+  private readonly log: (msg: string, detail?: Record<string, unknown>) => void;
   private readonly handlers: CommandHandler[] = [];
   private tcpPort = 0;
   private websocketPort: number | undefined;
@@ -57,7 +66,12 @@ export class EmbeddedBroker implements BusTransport {
   /** Payload of the hub message on its way in → let the next one in. */
   private readonly onTheWay = new Map<Buffer, () => void>();
 
-  constructor(private readonly o: EmbeddedBrokerOptions) {}
+  constructor(private readonly o: EmbeddedBrokerOptions) {
+    const limiter = new LogLimiter(o.now ? { now: o.now } : {});
+    this.log = limitedLog(limiter, o.log, (msg, detail) => `${msg}|${String(detail?.clientId ?? detail?.address ?? '')}`);
+    this.frontDoor = new FrontDoor({ ...DEFAULT_FRONT_DOOR, ...o.frontDoor }, this.log);
+    this.owners = new ClientIdOwners((token) => this.o.tokens.verify(token) !== null);
+  }
 
   get port(): number {
     return this.tcpPort;
@@ -85,7 +99,13 @@ export class EmbeddedBroker implements BusTransport {
   }
 
   async start(): Promise<void> {
-    const aedes = await Aedes.createBroker({ id: `hearth-${this.o.kitchenId}`, maxClientsIdLength: 128 });
+    const limits = this.frontDoor.limits;
+    const aedes = await Aedes.createBroker({
+      id: `hearth-${this.o.kitchenId}`,
+      maxClientsIdLength: 128,
+      maximumPacketSize: limits.maxPacketBytes,
+      connectTimeout: limits.connectTimeoutMs,
+    });
     this.aedes = aedes;
     // aedes numbers a message when publish() is called but hands it to the subscribers only after asynchronous
     // steps that differ by QoS and retain (store a retained message, queue it for offline sessions), and a client
@@ -109,15 +129,21 @@ export class EmbeddedBroker implements BusTransport {
       const token = password ? password.toString('utf8') : '';
       const who = token ? this.o.tokens.verify(token) : null;
       if (!who) return done(authError('bad user name or password'), false);
+      if (!this.owners.mayUse(client.id, who.id)) {
+        this.log('mqtt client id refused: it belongs to another token', { clientId: client.id, principal: who.name });
+        return done(authError('this client id belongs to another token', 2), false);
+      }
+      this.owners.claim(client, who.id, token);
       this.sessions.set(client, { principal: { id: who.id, name: who.name, scopes: [...who.scopes] }, token });
       done(null, true);
     };
+    aedes.on('clientDisconnect', (client) => this.owners.release(client));
     aedes.authorizePublish = (client, packet, done) => {
       const s = client ? this.sessions.get(client) : undefined;
       if (!client || !s) return done(new Error('not authorized'));
       const verdict = checkPublish(this.o.kitchenId, packet.topic, s.principal);
       if (!verdict.ok) {
-        this.o.log?.('mqtt publish refused', { clientId: client.id, principal: s.principal.name, topic: packet.topic.slice(0, 200) });
+        this.log('mqtt publish refused', { clientId: client.id, principal: s.principal.name, topic: packet.topic.slice(0, 200) });
         if (verdict.spoof) this.reportSpoof(client.id, s.principal.name, packet.topic);
         return done(new Error(verdict.reason));
       }
@@ -127,7 +153,7 @@ export class EmbeddedBroker implements BusTransport {
           try {
             h(verdict.command, { clientId: client.id, principal: s.principal.name }, payload);
           } catch (err) {
-            this.o.log?.('mqtt command handler failed', { err: String(err) });
+            this.log('mqtt command handler failed', { err: String(err) });
           }
         }
       }
@@ -141,11 +167,19 @@ export class EmbeddedBroker implements BusTransport {
       const s = this.sessions.get(client);
       return s && canReceive(this.o.kitchenId, packet.topic, s.principal) ? packet : null;
     };
-    aedes.on('clientError', (client, err) => this.o.log?.('mqtt client error', { clientId: client?.id, err: err.message }));
+    aedes.on('clientError', (client, err) => this.log('mqtt client error', { clientId: client?.id, err: err.message }));
 
     const host = this.o.host ?? '127.0.0.1';
     // No Nagle: a safety event must not wait for a delayed ACK before it leaves.
-    this.tcp = createServer({ noDelay: true }, (socket) => aedes.handle(socket));
+    this.tcp = createServer({ noDelay: true }, (socket) => {
+      if (!this.frontDoor.admit(socket.remoteAddress, (fn) => socket.once('close', fn))) {
+        socket.destroy();
+        return;
+      }
+      socket.on('error', () => {}); // a reset by the peer; aedes reports what matters as a client error
+      aedes.handle(socket);
+      this.frontDoor.watchTcp(socket);
+    });
     this.tcp.listen(this.o.port, host);
     await once(this.tcp, 'listening');
     this.tcpPort = (this.tcp.address() as AddressInfo).port;
@@ -155,10 +189,19 @@ export class EmbeddedBroker implements BusTransport {
       });
       this.wss = new WebSocketServer({
         server: this.http,
-        maxPayload: 256 * 1024,
+        maxPayload: limits.maxPacketBytes + 16,
         handleProtocols: (protocols) => (protocols.has('mqtt') ? 'mqtt' : protocols.has('mqttv3.1') ? 'mqttv3.1' : false),
       });
-      this.wss.on('connection', (ws, req) => aedes.handle(createWebSocketStream(ws), req));
+      this.wss.on('connection', (ws, req) => {
+        const address = req.socket.remoteAddress;
+        if (!this.frontDoor.admit(address, (fn) => ws.once('close', fn))) {
+          ws.close(1013, 'too many connections from this address');
+          return;
+        }
+        const stream = createWebSocketStream(ws);
+        aedes.handle(stream, req);
+        this.frontDoor.watchWebSocket(ws, stream, address);
+      });
       this.http.listen(this.o.wsPort, host);
       await once(this.http, 'listening');
       this.websocketPort = (this.http.address() as AddressInfo).port;
