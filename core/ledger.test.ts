@@ -120,6 +120,17 @@ t.test('a rewritten history: head_mismatch against the old checkpoint, fork_dete
   t.equal(
     verifyLedger({ events: chain(3).map((e, i) => (i === 1 ? { ...e, seq: 5 } : e)), keys, checkpoints: [witnessed] }).reason,
     'seq_gap_at_1',
-    'chain errors come first',
+    'chain errors come before checkpoint checks',
   );
+  const gapped = chain(3).map((e, i) => (i === 1 ? { ...e, seq: 5 } : e));
+  t.equal(
+    verifyLedger({ events: gapped, keys, checkpoints: [witnessed, cp2] }).reason,
+    'fork_detected',
+    'a fork shows over a broken chain',
+  );
+  t.equal(verifyLedger({ keys, checkpoints: [witnessed, cp2] }).reason, 'fork_detected', 'a fork shows from checkpoints alone');
+  t.same(verifyLedger({ keys, checkpoints: [witnessed] }), { ok: true, reason: 'ok' }, 'checkpoints alone: signatures and witnesses');
+  t.equal(verifyLedger({ keys, checkpoints: [cp2] }).reason, 'no_independent_witness');
+  t.equal(verifyLedger({ keys, checkpoints: [unsignedFork] }).reason, 'checkpoint_bad_signature');
+  t.equal(verifyLedger({ keys, checkpoints: ['nope'] }).reason, 'checkpoint_unsigned');
 });

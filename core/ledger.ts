@@ -73,6 +73,12 @@ export function verifyCheckpoint(cp: unknown, eventHashes: readonly string[], ke
   if (!isObject(cp)) return { ok: false, reason: 'head_mismatch' };
   const at = typeof cp.seq === 'number' && Number.isInteger(cp.seq) && cp.seq >= 0 ? eventHashes[cp.seq] : undefined;
   if (at === undefined || cp.head !== at) return { ok: false, reason: 'head_mismatch' };
+  return verifyCheckpointSignatures(cp, keys);
+}
+
+/** A checkpoint's sequencer signature and witnesses, without looking at any event. */
+export function verifyCheckpointSignatures(cp: unknown, keys: Keys): LedgerResult {
+  if (!isObject(cp)) return { ok: false, reason: 'checkpoint_unsigned' };
   const seqSig = checkSignature(cp, keys, { kind: 'Checkpoint', drop: CHECKPOINT_HASH_DROP });
   if (seqSig.reason !== 'ok') return { ok: false, reason: `checkpoint_${seqSig.reason}` };
   const witnesses = Array.isArray(cp.witnesses) ? cp.witnesses : [];
@@ -104,12 +110,23 @@ export function findFork(checkpoints: readonly unknown[], keys: Keys): number | 
   return null;
 }
 
-/** Verify events, then fork evidence across the checkpoints, then each checkpoint. */
-export function verifyLedger(input: { events: readonly unknown[]; keys: Keys; checkpoints?: readonly unknown[] }): LedgerResult {
-  const chain = verifyChain(input.events, input.keys);
-  if (!chain.ok) return chain;
+/**
+ * Fork evidence first, from the checkpoints alone (two validly signed checkpoints of one mission at one seq with
+ * different heads prove two histories, whatever events we hold), then the events, then each checkpoint against
+ * them. With no events given, a checkpoint's head cannot be checked: only its signatures and witnesses are.
+ */
+export function verifyLedger(input: { events?: readonly unknown[]; keys: Keys; checkpoints?: readonly unknown[] }): LedgerResult {
   const checkpoints = input.checkpoints ?? [];
   if (findFork(checkpoints, input.keys) !== null) return { ok: false, reason: 'fork_detected' };
+  if (input.events === undefined) {
+    for (const cp of checkpoints) {
+      const r = verifyCheckpointSignatures(cp, input.keys);
+      if (!r.ok) return r;
+    }
+    return { ok: true, reason: 'ok' };
+  }
+  const chain = verifyChain(input.events, input.keys);
+  if (!chain.ok) return chain;
   const hashes = input.events.map((e) => (e as Doc).hash as string);
   for (const cp of checkpoints) {
     const r = verifyCheckpoint(cp, hashes, input.keys);

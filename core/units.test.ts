@@ -26,6 +26,11 @@ t.test('convert', async (t) => {
   t.equal(convert(250, 'Pa', 'kPa', table), 0.25);
   t.equal(convert(0, 'pinch', 'mg', table), 0);
   t.throws(() => convert(1, 'cup', 'g', table), UnitError, 'volume to mass needs a density');
+  t.throws(() => convert(1, 'cup', 'g', table), { code: 'needs_density' });
+  t.throws(() => convert(1, 'g', 'ml', table, { densityGPerMl: Number.NaN }), { code: 'needs_density' });
+  t.throws(() => convert(1, 'degC', 'g', table, { densityGPerMl: 1 }), { code: 'incompatible_units' });
+  t.throws(() => convert(1, 'oz', 'g', table), { code: 'unknown_unit' });
+  t.throws(() => convert(Number.POSITIVE_INFINITY, 'g', 'kg', table), { code: 'invalid_value' });
   t.throws(() => convert(1, 'cup', 'g', table, { densityGPerMl: 0 }), /density/);
   t.throws(() => convert(1, 'degC', 'g', table), /cannot convert/);
   t.throws(() => convert(1, 'furlong', 'g', table), /unknown unit "furlong"/);

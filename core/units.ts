@@ -16,10 +16,19 @@ export interface UnitsTable {
   heatLevels: Record<string, { min: number; max: number }>;
 }
 
+/**
+ * Why a conversion or a table cannot be used, as a machine-readable code: `needs_density` (mass↔volume with no
+ * usable density), `incompatible_units` (different dimensions that never convert), `unknown_unit`,
+ * `invalid_value` (not a finite number), `invalid_table` (a units file that does not parse).
+ */
+export type UnitErrorCode = 'needs_density' | 'incompatible_units' | 'unknown_unit' | 'invalid_value' | 'invalid_table';
+
 export class UnitError extends Error {
-  constructor(message: string) {
+  readonly code: UnitErrorCode;
+  constructor(message: string, code: UnitErrorCode) {
     super(message);
     this.name = 'UnitError';
+    this.code = code;
   }
 }
 
@@ -29,7 +38,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** Check and index a parsed units file. Throws UnitError saying what is wrong. */
 export function parseUnitsTable(json: unknown): UnitsTable {
-  if (!isObject(json) || !isObject(json.units)) throw new UnitError('units table: "units" must be an object');
+  if (!isObject(json) || !isObject(json.units)) throw new UnitError('units table: "units" must be an object', 'invalid_table');
   const units: Record<string, UnitDef> = {};
   for (const [id, def] of Object.entries(json.units)) {
     if (
@@ -39,19 +48,19 @@ export function parseUnitsTable(json: unknown): UnitsTable {
       !(def.factor > 0) ||
       !Number.isFinite(def.factor)
     ) {
-      throw new UnitError(`units table: unit ${JSON.stringify(id)} needs a dimension and a positive factor`);
+      throw new UnitError(`units table: unit ${JSON.stringify(id)} needs a dimension and a positive factor`, 'invalid_table');
     }
     if (def.scale !== 'ratio' && def.scale !== 'interval')
-      throw new UnitError(`units table: unit ${JSON.stringify(id)} needs scale ratio or interval`);
+      throw new UnitError(`units table: unit ${JSON.stringify(id)} needs scale ratio or interval`, 'invalid_table');
     units[id] = { dimension: def.dimension, factor: def.factor, scale: def.scale };
   }
   const heatLevels: Record<string, { min: number; max: number }> = {};
   if (json.heatLevels !== undefined) {
-    if (!isObject(json.heatLevels)) throw new UnitError('units table: "heatLevels" must be an object');
+    if (!isObject(json.heatLevels)) throw new UnitError('units table: "heatLevels" must be an object', 'invalid_table');
     for (const [level, v] of Object.entries(json.heatLevels)) {
       const band = isObject(v) && isObject(v.surfaceTempC) ? v.surfaceTempC : v;
       if (!isObject(band) || typeof band.min !== 'number' || typeof band.max !== 'number' || !(band.min <= band.max)) {
-        throw new UnitError(`units table: heat level ${JSON.stringify(level)} needs a band {min, max}`);
+        throw new UnitError(`units table: heat level ${JSON.stringify(level)} needs a band {min, max}`, 'invalid_table');
       }
       heatLevels[level] = { min: band.min, max: band.max };
     }
@@ -65,9 +74,9 @@ export function unitId(unit: string): string {
 }
 
 function lookup(table: UnitsTable, unit: unknown): UnitDef {
-  if (typeof unit !== 'string') throw new UnitError('unit must be a string');
+  if (typeof unit !== 'string') throw new UnitError('unit must be a string', 'unknown_unit');
   const def = Object.hasOwn(table.units, unitId(unit)) ? table.units[unitId(unit)] : undefined;
-  if (!def) throw new UnitError(`unknown unit ${JSON.stringify(unit)}`);
+  if (!def) throw new UnitError(`unknown unit ${JSON.stringify(unit)}`, 'unknown_unit');
   return def;
 }
 
@@ -78,10 +87,11 @@ export function roundQuantity(x: number): number {
 
 /**
  * Convert `value` from `from` to `to`. Mass and volume convert through `densityGPerMl`; temperatures only
- * convert to themselves (degC is the only temperature unit on the wire). Throws UnitError on anything else.
+ * convert to themselves (degC is the only temperature unit on the wire). Throws UnitError (with its `code`) on
+ * anything else; it never guesses a density.
  */
 export function convert(value: number, from: string, to: string, table: UnitsTable, opts: { densityGPerMl?: number } = {}): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new UnitError('value must be a finite number');
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new UnitError('value must be a finite number', 'invalid_value');
   const a = lookup(table, from);
   const b = lookup(table, to);
   let base = value * a.factor;
@@ -89,9 +99,9 @@ export function convert(value: number, from: string, to: string, table: UnitsTab
     const d = opts.densityGPerMl;
     const pair = `${a.dimension}->${b.dimension}`;
     if (pair !== 'volume->mass' && pair !== 'mass->volume')
-      throw new UnitError(`cannot convert ${from} (${a.dimension}) to ${to} (${b.dimension})`);
+      throw new UnitError(`cannot convert ${from} (${a.dimension}) to ${to} (${b.dimension})`, 'incompatible_units');
     if (typeof d !== 'number' || !Number.isFinite(d) || d <= 0)
-      throw new UnitError(`converting ${from} to ${to} needs a positive density in g/ml`);
+      throw new UnitError(`converting ${from} to ${to} needs a positive density in g/ml`, 'needs_density');
     base = pair === 'volume->mass' ? base * d : base / d;
   }
   return roundQuantity(base / b.factor);

@@ -3,7 +3,7 @@ import { encodeBase64url } from '../../core/base64url.js';
 import { CanonicalJsonError, canonicalize } from '../../core/canonical.js';
 import { verifyDisclosure } from '../../core/disclosure.js';
 import { publicKeyOf, signBytes } from '../../core/ed25519.js';
-import { documentHash } from '../../core/hash.js';
+import { DEFAULT_HASH_DROP, documentHash, withoutMembers } from '../../core/hash.js';
 import { verifyLedger } from '../../core/ledger.js';
 import { checkSignature } from '../../core/signature.js';
 import { type KindHandler, VectorInputError } from '../types.js';
@@ -18,10 +18,13 @@ function keysOf(input: Record<string, unknown>): Record<string, unknown>[] {
   return input.keys.filter(isObject);
 }
 
-/** `{canonical, hash}` of the input document; a value canonical JSON refuses gives `{error: <code>}`. */
+/**
+ * `{canonical, hash}` of the input document, both without its top-level `hash` and `signature` (semantics §1);
+ * a value canonical JSON refuses gives `{error: <code>}`.
+ */
 const hash: KindHandler = (input) => {
   try {
-    return { canonical: canonicalize(input), hash: documentHash(input) };
+    return { canonical: canonicalize(withoutMembers(input, DEFAULT_HASH_DROP)), hash: documentHash(input) };
   } catch (err) {
     if (err instanceof CanonicalJsonError) return { error: err.code };
     throw err;
@@ -49,12 +52,24 @@ const signature: KindHandler = (input) => {
 
 const disclosure: KindHandler = (input) => ({ ok: verifyDisclosure({ digest: input.digest, salt: input.salt, value: input.value }) });
 
+/**
+ * The vector format's answer, no more: `{ok, reason, head?}` for a bare chain (`head` only when it holds), and
+ * `{ok, reason}` once checkpoints are involved. Events may be left out when checkpoints are given: a fork shows
+ * from the checkpoints alone.
+ */
 const ledger: KindHandler = (input) => {
-  if (!Array.isArray(input.events)) throw new VectorInputError('input.events must be an array');
   const checkpoints: unknown[] = [];
   if (input.checkpoint !== undefined && input.checkpoint !== null) checkpoints.push(input.checkpoint);
-  if (Array.isArray(input.checkpoints)) checkpoints.push(...input.checkpoints);
-  return verifyLedger({ events: input.events, keys: keysOf(input), checkpoints });
+  if (input.checkpoints !== undefined) {
+    if (!Array.isArray(input.checkpoints)) throw new VectorInputError('input.checkpoints must be an array');
+    checkpoints.push(...input.checkpoints);
+  }
+  if (input.events === undefined && checkpoints.length === 0) throw new VectorInputError('input needs events or checkpoints');
+  if (input.events !== undefined && !Array.isArray(input.events)) throw new VectorInputError('input.events must be an array');
+  const events = input.events as unknown[] | undefined;
+  const r = verifyLedger({ ...(events === undefined ? {} : { events }), keys: keysOf(input), checkpoints });
+  if (checkpoints.length > 0 || !r.ok || r.head === undefined) return { ok: r.ok, reason: r.reason };
+  return { ok: r.ok, reason: r.reason, head: r.head };
 };
 
 export const cryptoKinds: Record<string, KindHandler> = { hash, signature, disclosure, ledger };

@@ -37,6 +37,7 @@ const certification = signDocument(
   peer,
   { signedAt: '2026-02-01T00:00:00Z' },
 );
+const forkedCp = signCheckpoint({ ...cp, head: events[2]?.hash } as never, hub);
 const fryer = { capabilities: { ops: [{ op: 'cw.op.deep_fry' }, { op: 'cw.op.simmer' }], sensors: [{ sensor: 'cw.sense.oil_temp' }] } };
 
 // Expected hashes were computed by a second implementation (Python hashlib over the canonical text).
@@ -49,6 +50,22 @@ const vectors: Vector[] = [
     { b: [{ d: 1, c: 2 }], a: 'é' },
     { canonical: '{"a":"é","b":[{"c":2,"d":1}]}', hash: 'sha256:f35f0dd2a65665a1241f1b787da96afe8204fdce87765af8a1c306f920ec7260' },
   ),
+  v(
+    'hash-drops-top-level-hash-and-signature',
+    'hash',
+    {
+      title: 'Tea',
+      svc: '0.2.0',
+      steps: [{ id: 's1', hash: 'sha256:kept' }],
+      hash: 'sha256:stale',
+      signature: { alg: 'EdDSA', kid: 'k', signedAt: '2026-01-01T00:00:00Z', sig: 'AAAA' },
+    },
+    {
+      canonical: '{"steps":[{"hash":"sha256:kept","id":"s1"}],"svc":"0.2.0","title":"Tea"}',
+      hash: 'sha256:1ef403b683dec5699d6e650912819a4de17ca6ec27cf3e4ff1e1e5d7889ab60d',
+    },
+  ),
+  v('hash-nan-refused', 'hash', { n: Number.NaN }, { error: 'non_finite_number' }),
   v(
     'sig-rfc8032-test2',
     'signature',
@@ -75,15 +92,23 @@ const vectors: Vector[] = [
   v('disclosure-short-salt', 'disclosure', { digest: 'sha256:00', salt: 'short', value: 1 }, { ok: false }),
   v('ledger-ok-4', 'ledger', { events, keys }, { ok: true, reason: 'ok', head: events[3]?.hash }),
   v('ledger-broken-link-at-2', 'ledger', { events: broken, keys }, { ok: false, reason: 'broken_link_at_2' }),
-  v('ledger-witnessed', 'ledger', { events, keys, checkpoint: witnessed }, { ok: true, reason: 'ok', head: events[3]?.hash }),
+  v('ledger-witnessed', 'ledger', { events, keys, checkpoint: witnessed }, { ok: true, reason: 'ok' }),
+  v('ledger-unwitnessed', 'ledger', { events, keys, checkpoint: cp }, { ok: false, reason: 'no_independent_witness' }),
+  v('ledger-fork', 'ledger', { events, keys, checkpoints: [witnessed, forkedCp] }, { ok: false, reason: 'fork_detected' }),
+  v('ledger-fork-checkpoints-only', 'ledger', { keys, checkpoints: [witnessed, forkedCp] }, { ok: false, reason: 'fork_detected' }),
   v(
-    'ledger-fork',
+    'ledger-fork-over-a-broken-chain',
     'ledger',
-    { events, keys, checkpoints: [witnessed, signCheckpoint({ ...cp, head: events[2]?.hash } as never, hub)] },
+    { events: broken, keys, checkpoints: [forkedCp, witnessed] },
     { ok: false, reason: 'fork_detected' },
   ),
+  v('ledger-checkpoints-only-no-fork', 'ledger', { keys, checkpoints: [witnessed] }, { ok: true, reason: 'ok' }),
   v('units-l-to-cup', 'units', { value: 1.2, unit: 'l', to: 'cup' }, { value: 5 }),
   v('units-g-to-tbsp', 'units', { value: 30, unit: 'g', to: 'tbsp', density: 2 }, { value: 1 }),
+  v('units-cup-to-g-no-density', 'units', { value: 1, unit: 'cup', to: 'g' }, { error: 'needs_density' }),
+  v('units-g-to-ml-zero-density', 'units', { value: 100, unit: 'g', to: 'ml', density: 0 }, { error: 'needs_density' }),
+  v('units-degc-to-g', 'units', { value: 100, unit: 'degC', to: 'g', density: 1 }, { error: 'incompatible_units' }),
+  v('units-unknown-unit', 'units', { value: 1, unit: 'furlong', to: 'm' }, { error: 'unknown_unit' }),
   v('units-both-tolerances', 'units', { quantity: { value: 1, unit: 'g', tolerance: 0.1, toleranceAbs: 1 } }, { schemaValid: false }),
   v('exec-paused-running', 'execution_transition', { from: 'paused', to: 'running' }, { allowed: true }),
   v('exec-completed-running', 'execution_transition', { from: 'completed', to: 'running' }, { allowed: false }),
@@ -182,6 +207,29 @@ const vectors: Vector[] = [
     },
   ),
   v(
+    'dryrun-plan-as-far-as-it-got',
+    'dryrun',
+    {
+      recipe: {
+        process: {
+          nodes: [
+            { id: 'n1', op: 'cw.op.simmer' },
+            { id: 'n2', op: 'cw.op.legacy_step', params: { sourceStep: 2 } },
+            { id: 'n3', op: 'cw.op.deep_fry', params: { oilTempC: 260 } },
+            { id: 'n4', op: 'cw.op.simmer' },
+          ],
+        },
+      },
+      capabilities: fryer,
+      humanPresent: true,
+    },
+    {
+      state: 'refused',
+      reason: 'envelope_out_of_range',
+      by: ['device', 'human'],
+    },
+  ),
+  v(
     'trust-faulty-sensor',
     'sensor_trust',
     {
@@ -277,7 +325,10 @@ t.test('unknown kinds and bad inputs fail, never skip', async (t) => {
   t.notOk(bad.passed);
   t.match(bad.error, /units input/);
   const conv = runVector(v('bad-conv', 'units', { value: 1, unit: 'cup', to: 'g' }, { value: 1 }), ctx);
-  t.match(conv.error, /density/);
+  t.equal(conv.error, undefined, 'a refused conversion is an answer, not a thrown message');
+  t.same(conv.got, { error: 'needs_density' }, 'never a guess');
+  t.notOk(conv.passed);
   t.match(runVector(v('bad-ledger', 'ledger', { events: 'x' }, {}), ctx).error, /events/);
+  t.match(runVector(v('empty-ledger', 'ledger', { keys }, {}), ctx).error, /events or checkpoints/);
   t.match(runVector(v('bad-now', 'sensor_trust', { capabilities: {}, now: 'later' }, {}), ctx).error, /RFC 3339/);
 });

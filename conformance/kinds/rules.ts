@@ -2,10 +2,13 @@
 import { canTransition } from '../../core/execution-states.js';
 import { missionTransitionAllowed } from '../../core/profiles/mission-transition.js';
 import { checkRegistryName, checkRegistryVersion } from '../../core/registry-names.js';
-import { checkQuantity, convert } from '../../core/units.js';
+import { checkQuantity, convert, UnitError } from '../../core/units.js';
 import { type KindHandler, VectorInputError } from '../types.js';
 
-/** A conversion (`{value, unit, to, density?}` → `{value}`) or a quantity check (`{quantity}` → `{schemaValid}`). */
+/**
+ * A conversion (`{value, unit, to, density?}` → `{value}`, or `{error: <code>}` when the rule refuses it, e.g.
+ * `needs_density` for mass↔volume without a density) or a quantity check (`{quantity}` → `{schemaValid}`).
+ */
 const units: KindHandler = (input, ctx) => {
   if (input.quantity !== undefined) return { schemaValid: checkQuantity(input.quantity, ctx.data.units).length === 0 };
   if (typeof input.value !== 'number' || typeof input.unit !== 'string' || typeof input.to !== 'string') {
@@ -13,7 +16,12 @@ const units: KindHandler = (input, ctx) => {
   }
   const density = input.density ?? input.densityGPerMl;
   const opts = typeof density === 'number' ? { densityGPerMl: density } : {};
-  return { value: convert(input.value, input.unit, input.to, ctx.data.units, opts) };
+  try {
+    return { value: convert(input.value, input.unit, input.to, ctx.data.units, opts) };
+  } catch (err) {
+    if (err instanceof UnitError) return { error: err.code };
+    throw err;
+  }
 };
 
 const executionTransition: KindHandler = (input) => ({

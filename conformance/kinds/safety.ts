@@ -47,7 +47,10 @@ const envelope: KindHandler = (input, ctx) => {
   return { choice };
 };
 
-/** `{recipe, capabilities, humanPresent?, allowModel?, limits?, now?}` → `{state, reason, by}` (`by` per plan item). */
+/**
+ * `{recipe, capabilities, humanPresent?, allowModel?, limits?, now?}` → `{state, reason, by}`: `by` per plan item,
+ * on a refusal the plan as far as it got (semantics §3), as the CLI prints it.
+ */
 const dryrun: KindHandler = (input, ctx) => {
   const limits = input.limits === undefined || input.limits === null ? undefined : (input.limits as SafetyLimits | SafetyLimits[]);
   const r = dryRun({
@@ -58,7 +61,7 @@ const dryrun: KindHandler = (input, ctx) => {
     ...(limits === undefined ? {} : { limits }),
     now: nowOf(input, ctx.now),
   });
-  return { state: r.state, reason: r.refusal?.reason ?? null, by: r.state === 'refused' ? [] : r.plan.map((p) => p.by) };
+  return { state: r.state, reason: r.refusal?.reason ?? null, by: r.plan.map((p) => p.by) };
 };
 
 /** `{capabilities, op, humanPresent, allowModel, now}` → `{choice}`; without `op`, → `{trusted: [ids sorted]}`. */
