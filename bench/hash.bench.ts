@@ -1,12 +1,15 @@
 /**
  * Canonical document hashes (RFC 8785 + SHA-256) of the koshari recipe per second, and the strict parser on
- * the same document. Uses examples/recipes/koshari.svc.json when the project has it, else the reference copy
+ * the same document. The project's writer and the `canonicalize` package (wrapped by the same strict checks)
+ * are measured side by side in this one run, interleaved, so a busy machine slows both alike. Uses examples/recipes/koshari.svc.json when the project has it, else the reference copy
  * beside the repository.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import jcs from 'canonicalize';
 import { canonicalize, parseJson } from '../core/canonical.js';
-import { documentHash } from '../core/hash.js';
+import { DEFAULT_HASH_DROP, documentHash, sha256Hex, withoutMembers } from '../core/hash.js';
+import { canonicalizeWithLibrary } from '../test-support/canonical-library.js';
 import { report, throughput } from './stats.js';
 
 /** Operations per CPU-second (user + system time of this process), over `rounds` rounds of about `ms` ms. */
@@ -51,6 +54,23 @@ if (path === undefined) {
     'hashes/s',
     '≥ 5,000/s',
   );
+  // Side by side: the same document hash through the project's writer and through the package. Rounds alternate.
+  const viaLibrary = () => `sha256:${sha256Hex(canonicalizeWithLibrary(withoutMembers(doc, DEFAULT_HASH_DROP)))}`;
+  if (viaLibrary() !== documentHash(doc)) throw new Error('the two implementations disagree on koshari');
+  const bare = () => `sha256:${sha256Hex(jcs(withoutMembers(doc, DEFAULT_HASH_DROP)) as string)}`;
+  const own: number[] = [];
+  const lib: number[] = [];
+  const pkg: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    own.push(...perCpuSecond(() => documentHash(doc), 1, 600));
+    lib.push(...perCpuSecond(viaLibrary, 1, 600));
+    pkg.push(...perCpuSecond(bare, 1, 600));
+  }
+  report('documentHash, core/canonical.ts writer, per CPU-second', own, 'hashes/s');
+  report('documentHash, canonicalize package + strict checks, per CPU-second', lib, 'hashes/s');
+  report('documentHash, canonicalize package alone (no checks: coerces), per CPU-second', pkg, 'hashes/s');
+  const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)] as number;
+  console.log(`  ratio: the project's writer is ${(median(own) / median(lib)).toFixed(2)}× the package (medians)`);
   report(
     'parseJson(koshari)',
     throughput(() => parseJson(text), 5, 1000),
