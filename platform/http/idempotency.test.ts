@@ -130,3 +130,28 @@ t.test('keys live at least 24 h, then expire; crashes leave no in-flight claim',
   t.equal(s.store.clearInFlight(), 1);
   t.equal(s.store.begin({ principal: 'p', route: 'r', key: 'k' }, 'h').kind, 'new');
 });
+
+t.test('keys are scoped to the normalized route: a trailing or doubled slash is a replay, not a second run', async (t) => {
+  const s = setup({ t: 1 });
+  let things = 0;
+  s.app.post('/things/:id/cook', { config: { idempotency: 'required' } }, async (req) => ({
+    id: (req.params as { id: string }).id,
+    n: ++things,
+  }));
+  const first = await s.app.inject(post('key-slash1', { a: 1 }));
+  t.equal(first.statusCode, 201);
+  for (const url of ['/orders/', '//orders', '//orders//', '/orders?x=1']) {
+    const again = await s.app.inject(post('key-slash1', { a: 1 }, url));
+    t.equal(again.statusCode, 201, url);
+    t.equal(again.headers['idempotent-replayed'], 'true', `${url} replayed`);
+    t.equal(again.body, first.body);
+  }
+  t.equal(s.count(), 1, 'the handler ran once for every spelling');
+  t.equal((await s.app.inject(post('key-slash2', { a: 1 }, '/things/a/cook'))).statusCode, 200);
+  const encoded = await s.app.inject(post('key-slash2', { a: 1 }, '/things/%61/cook/'));
+  t.equal(encoded.headers['idempotent-replayed'], 'true', 'a percent-encoded parameter is the same resource');
+  const other = await s.app.inject(post('key-slash2', { a: 1 }, '/things/b/cook'));
+  t.equal(other.statusCode, 200);
+  t.notOk(other.headers['idempotent-replayed'], 'another resource has its own key space');
+  t.equal(things, 2);
+});

@@ -3,7 +3,8 @@
  *
  * A route opts in with `config: { idempotency: 'required' | 'optional' }`. The `Idempotency-Key` header is
  * 8–128 characters, bare or as an RFC 8941 quoted string. Keys are scoped per principal and route (method and
- * path). The body is compared by the SHA-256 of its canonical JSON:
+ * normalized path: the matched route pattern with its parameters filled in, so `/v1/executions/`,
+ * `//v1/executions` and `/v1/executions` share keys). The body is compared by the SHA-256 of its canonical JSON:
  * - same key, same body, first request finished: the stored status, headers and body are replayed
  *   (with `Idempotent-Replayed: true`);
  * - same key, different body: 422 `idempotency-key-reused`;
@@ -64,6 +65,24 @@ export function parseIdempotencyKey(raw: string): string | undefined {
     key = v;
   }
   return key.length >= 8 && key.length <= 128 ? key : undefined;
+}
+
+/**
+ * The path a key is scoped to: the route pattern fastify matched with its (decoded) parameters filled in, so
+ * every spelling the router accepts for one resource (trailing or doubled slashes, percent-encoding) is one
+ * scope. Without a matched route, the raw path with repeated and trailing slashes folded.
+ */
+export function normalizedRoute(req: FastifyRequest): string {
+  const pattern = req.routeOptions.url;
+  const params = (req.params ?? {}) as Record<string, unknown>;
+  if (pattern !== undefined) {
+    return pattern.replace(/:([A-Za-z0-9_]+)(\([^)]*\))?|\*/g, (m, name: string | undefined) => {
+      const v = params[name ?? '*'];
+      return v === undefined ? m : encodeURIComponent(String(v));
+    });
+  }
+  const path = (req.url.split('?')[0] ?? '/').replace(/\/{2,}/g, '/');
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
 }
 
 /** SHA-256 of the canonical JSON of a parsed body (`undefined`: no body). */
@@ -173,7 +192,7 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
     const key = typeof raw === 'string' ? parseIdempotencyKey(raw) : undefined;
     if (key === undefined)
       throw new ProblemError('idempotency-key-missing', 'Idempotency-Key must be 8-128 visible characters, bare or as a quoted string');
-    const scope: IdempotencyScope = { principal: principalOf(req), route: `${req.method} ${req.url.split('?')[0]}`, key };
+    const scope: IdempotencyScope = { principal: principalOf(req), route: `${req.method} ${normalizedRoute(req)}`, key };
     const result = store.begin(scope, bodyHash(req.body));
     switch (result.kind) {
       case 'new':

@@ -136,6 +136,14 @@ t.test('inventory, orders, notify, mode and the e-stop over MCP', async (t) => {
   t.same(got.expiringSoon, ['eggs']);
   const expiring = await c.getPrompt({ name: 'use_expiring_items' });
   t.match((expiring.messages[0]?.content as { text?: string } | undefined)?.text ?? '', /"name":"Eggs"/);
+  const blind = await connect(h, h.token(['notify'], 'agent'));
+  t.teardown(() => blind.close());
+  const refused = await blind.getPrompt({ name: 'use_expiring_items' }).then(
+    (r) => JSON.stringify(r),
+    (e: Error) => e.message,
+  );
+  t.match(refused, /read scope/, 'a token without read gets no inventory through a prompt');
+  t.notMatch(refused, /Eggs/);
 
   const order = (await c.callTool({ name: 'create_order_intent', arguments: { lines: [{ item: 'oil', quantity: 1, unit: 'L' }] } }))
     .structuredContent as { id: string; state: string };

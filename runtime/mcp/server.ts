@@ -3,7 +3,7 @@
  * revision 2026-07-28 and falls back to stateless 2025-era serving for older clients). Every request needs a
  * valid bearer token (401 otherwise); each tool then checks its own scope (tools.ts). Resources:
  * `svc://recipe/{id}` (any token), `svc://session/{id}` and `svc://inventory` (`read`). Prompts: `plan_dinner`
- * and `use_expiring_items`; the kitchen's data goes into them as a labelled JSON block, never as instructions.
+ * (any token: recipes only) and `use_expiring_items` (`read`: it shows the inventory); the kitchen's data goes into them as a labelled JSON block, never as instructions.
  */
 import { createMcpHandler, McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import type { Principal } from '../../platform/http/auth.js';
@@ -13,8 +13,8 @@ import { type HubMcpDeps, registerHubTools } from './tools.js';
 
 const json = (uri: string, value: unknown) => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }] });
 
-function needRead(p: Principal): void {
-  if (!p.scopes.includes('read')) throw new Error('forbidden: this resource needs the read scope');
+function needRead(p: Principal, what = 'resource'): void {
+  if (!p.scopes.includes('read')) throw new Error(`forbidden: this ${what} needs the read scope`);
 }
 
 export function hubMcpServer(d: HubMcpDeps, principal: Principal): McpServer {
@@ -81,6 +81,7 @@ export function hubMcpServer(d: HubMcpDeps, principal: Principal): McpServer {
     },
   );
   server.registerPrompt('use_expiring_items', { description: 'Suggest what to cook with the items that expire soon.' }, async () => {
+    needRead(principal, 'prompt');
     const inv = d.kitchen.inventory();
     const expiring = inv.items.filter((i) => inv.expiringSoon.includes(i.id));
     return {
