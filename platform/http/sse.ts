@@ -2,7 +2,11 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 
-/** Hijack `reply`, write the `text/event-stream` head (no caching, no proxy buffering) and `retry:`; returns the raw response. */
+/**
+ * Hijack `reply`, write the `text/event-stream` head (no caching, no proxy buffering) and `retry:`; returns the raw
+ * response. A `HEAD` request gets the head and an ended response at once (a stream has no length to announce, and
+ * a HEAD must not hang): check `res.writableEnded` before following events.
+ */
 export function startSse(reply: FastifyReply, retryMs = 2000): ServerResponse {
   reply.hijack();
   const res = reply.raw;
@@ -12,6 +16,10 @@ export function startSse(reply: FastifyReply, retryMs = 2000): ServerResponse {
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
+  if (reply.request.method === 'HEAD') {
+    res.end();
+    return res;
+  }
   res.write(`retry: ${retryMs}\n\n`);
   return res;
 }

@@ -4,6 +4,7 @@
  * (subscriptions and the outbox). `eventFeatures()` returns the three, in the order they must start; they share
  * one event hub. Options come from the config (see options.ts and docs/events.md).
  */
+import { type RevocationWatch, sharedRevocations } from '../../platform/http/revocation.js';
 import type { AppContext, Feature } from '../app/context.js';
 import { ConfigError } from '../config/config.js';
 import { MqttFeature } from '../mqtt/feature.js';
@@ -34,6 +35,16 @@ export function createEventFeatures(): EventFeatures {
   const state: EventFeatures['state'] = {};
   let closeFeeds: (() => void) | undefined;
   let pruner: NodeJS.Timeout | undefined;
+  // One watch of the tokens table for the three features: a revoked token's feeds, MQTT sessions and webhooks end at once.
+  const held: { watch: RevocationWatch; release(): void }[] = [];
+  const revocations = (ctx: AppContext): RevocationWatch => {
+    const h = sharedRevocations(ctx.db, (err) => ctx.log.error({ err, where: 'revocations' }, 'event transport failed'));
+    held.push(h);
+    return h.watch;
+  };
+  const releaseAll = () => {
+    for (const h of held.splice(0)) h.release();
+  };
   const hubOf = (name: string): EventHub => {
     if (!state.hub) throw new Error(`the ${name} feature needs the events feature to start first`);
     return state.hub;
@@ -54,7 +65,7 @@ export function createEventFeatures(): EventFeatures {
         onError: (err, where) => ctx.log.error({ err, where }, 'event transport failed'),
       });
       state.hub.start();
-      const feeds = await installEventRoutes(ctx.http, { hub: state.hub, journal: state.journal });
+      const feeds = await installEventRoutes(ctx.http, { hub: state.hub, journal: state.journal, revocations: revocations(ctx) });
       closeFeeds = feeds.close;
       const journal = state.journal;
       pruner = setInterval(() => journal.prune(), 60_000);
@@ -63,6 +74,7 @@ export function createEventFeatures(): EventFeatures {
     stop(ctx: AppContext) {
       if (pruner) clearInterval(pruner);
       closeFeeds?.();
+      releaseAll();
       state.hub?.stop();
       // Telemetry rows still queued for the journal go to the store before it closes.
       try {
@@ -89,6 +101,7 @@ export function createEventFeatures(): EventFeatures {
         ...(o.mqttUsername !== undefined ? { mqttUsername: o.mqttUsername } : {}),
         ...(o.mqttPassword !== undefined ? { mqttPassword: o.mqttPassword } : {}),
         estop: (message) => ctx.supervisor.cutAll('estop', message),
+        revocations: revocations(ctx),
         log: (level, msg, detail) => log[level](detail ?? {}, msg),
       });
       try {
@@ -116,6 +129,7 @@ export function createEventFeatures(): EventFeatures {
         hub: hubOf('webhooks'),
         db: ctx.db,
         http: ctx.http,
+        revocations: revocations(ctx),
         log: (level, msg, detail) => log[level](detail ?? {}, msg),
       });
       state.webhooks.start();

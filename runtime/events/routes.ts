@@ -9,6 +9,7 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { ProblemError } from '../../platform/http/problems.js';
+import { PerTokenLimit, type RevocationWatch } from '../../platform/http/revocation.js';
 import { startSse } from '../../platform/http/sse.js';
 import { ANY_SCOPE, canReadAll, type EventFilter, FilterError, parseSession, parseTypes } from './filter.js';
 import type { EventHub } from './hub.js';
@@ -27,6 +28,16 @@ export interface EventRoutesOptions {
   maxQueue?: number;
   /** The reconnection delay SSE clients are told (`retry:`, default 2000 ms). */
   retryMs?: number;
+  /** Feeds (SSE and WebSocket together) one token may hold open at once (default 8); more answer 429. */
+  maxStreamsPerToken?: number;
+  /** Close the feeds of a token as soon as it is revoked. */
+  revocations?: RevocationWatch;
+}
+
+export const DEFAULT_MAX_STREAMS_PER_TOKEN = 8;
+
+function tooManyStreams(max: number): ProblemError {
+  return new ProblemError('rate-limited', `this token already holds ${max} open event feeds: close one first`, {}, { 'Retry-After': '5' });
 }
 
 function filterOf(req: FastifyRequest): EventFilter {
@@ -63,15 +74,21 @@ interface FeedConnection extends StreamTarget {
   keepAlive(): void;
   onClose(fn: () => void): void;
   fail(): void;
+  /** The token holding the feed (its revocation closes it). */
+  principalId: string;
 }
 
 export async function installEventRoutes(app: FastifyInstance, o: EventRoutesOptions): Promise<{ close(): void }> {
   const keepAliveMs = o.keepAliveMs ?? 15_000;
   const open = new Set<FeedConnection>();
+  const perToken = new PerTokenLimit(o.maxStreamsPerToken ?? DEFAULT_MAX_STREAMS_PER_TOKEN);
+  const offRevoke = o.revocations?.onRevoke((ids) => {
+    for (const c of [...open]) if (ids.has(c.principalId)) c.close('token revoked');
+  });
   if (!app.hasDecorator('websocketServer')) await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
 
   /** Replay from `after`, then follow live events, until the connection closes. */
-  const feed = (req: FastifyRequest, filter: EventFilter, after: number | undefined, conn: FeedConnection) => {
+  const feed = (req: FastifyRequest, filter: EventFilter, after: number | undefined, conn: FeedConnection, release: () => void) => {
     const stream = new EventStream({
       hub: o.hub,
       journal: o.journal,
@@ -86,6 +103,7 @@ export async function installEventRoutes(app: FastifyInstance, o: EventRoutesOpt
       clearInterval(timer);
       stream.close();
       open.delete(conn);
+      release();
     });
     stream.start(after).catch((err) => {
       req.log.error({ err }, 'event stream failed');
@@ -98,25 +116,36 @@ export async function installEventRoutes(app: FastifyInstance, o: EventRoutesOpt
     const q = (req.query ?? {}) as Record<string, unknown>;
     const header = req.headers['last-event-id'];
     const after = resumeFrom(typeof header === 'string' ? header : q.lastEventId, o.journal, 'Last-Event-ID');
+    const principalId = req.principal?.id ?? '';
+    const release = perToken.take(principalId);
+    if (!release) throw tooManyStreams(perToken.max);
     const res = startSse(reply, o.retryMs ?? 2000);
-    feed(req, filter, after, {
-      send: (ev) => (res.writableEnded ? true : res.write(sseFrame(ev))),
-      drain: () =>
-        new Promise<void>((resolve) => {
-          if (res.writableEnded || res.destroyed) return resolve();
-          const done = () => {
-            res.off('drain', done);
-            res.off('close', done);
-            resolve();
-          };
-          res.on('drain', done);
-          res.on('close', done);
-        }),
-      close: () => res.end(),
-      keepAlive: () => res.write(': keep-alive\n\n'),
-      onClose: (fn) => res.on('close', fn),
-      fail: () => res.end(),
-    });
+    if (res.writableEnded) return release(); // HEAD: the head only
+    feed(
+      req,
+      filter,
+      after,
+      {
+        principalId,
+        send: (ev) => (res.writableEnded ? true : res.write(sseFrame(ev))),
+        drain: () =>
+          new Promise<void>((resolve) => {
+            if (res.writableEnded || res.destroyed) return resolve();
+            const done = () => {
+              res.off('drain', done);
+              res.off('close', done);
+              resolve();
+            };
+            res.on('drain', done);
+            res.on('close', done);
+          }),
+        close: () => res.end(),
+        keepAlive: () => res.write(': keep-alive\n\n'),
+        onClose: (fn) => res.on('close', fn),
+        fail: () => res.end(),
+      },
+      release,
+    );
   });
 
   const wsParams = new WeakMap<FastifyRequest, { filter: EventFilter; after: number | undefined }>();
@@ -125,6 +154,7 @@ export async function installEventRoutes(app: FastifyInstance, o: EventRoutesOpt
   const preValidation = async (req: FastifyRequest) => {
     const q = (req.query ?? {}) as Record<string, unknown>;
     const header = req.headers['last-event-id'];
+    if (perToken.count(req.principal?.id ?? '') >= perToken.max) throw tooManyStreams(perToken.max);
     wsParams.set(req, { filter: filterOf(req), after: resumeFrom(typeof header === 'string' ? header : q.after, o.journal, 'after') });
   };
   app.get(EVENTS_WS_PATH, { websocket: true, config: { scope: ANY_SCOPE }, preValidation }, (socket: WebSocket, req) => {
@@ -133,26 +163,40 @@ export async function installEventRoutes(app: FastifyInstance, o: EventRoutesOpt
       socket.close(1011, 'internal error');
       return;
     }
+    const principalId = req.principal?.id ?? '';
+    const release = perToken.take(principalId);
+    if (!release) {
+      socket.close(1008, 'too many open event feeds for this token');
+      return;
+    }
     const LIMIT = 1 << 20;
     socket.on('message', () => {}); // the feed is one-way; anything the client sends is ignored
-    feed(req, params.filter, params.after, {
-      send: (ev) => {
-        if (socket.readyState !== socket.OPEN) return true;
-        socket.send(ev.body);
-        return socket.bufferedAmount < LIMIT;
+    feed(
+      req,
+      params.filter,
+      params.after,
+      {
+        principalId,
+        send: (ev) => {
+          if (socket.readyState !== socket.OPEN) return true;
+          socket.send(ev.body);
+          return socket.bufferedAmount < LIMIT;
+        },
+        drain: async () => {
+          while (socket.readyState === socket.OPEN && socket.bufferedAmount >= LIMIT) await new Promise((r) => setTimeout(r, 10));
+        },
+        close: (reason) => socket.close(reason === 'token revoked' ? 1008 : 1013, reason.slice(0, 120)),
+        keepAlive: () => socket.ping(),
+        onClose: (fn) => socket.on('close', fn),
+        fail: () => socket.close(1011, 'internal error'),
       },
-      drain: async () => {
-        while (socket.readyState === socket.OPEN && socket.bufferedAmount >= LIMIT) await new Promise((r) => setTimeout(r, 10));
-      },
-      close: (reason) => socket.close(1013, reason.slice(0, 120)),
-      keepAlive: () => socket.ping(),
-      onClose: (fn) => socket.on('close', fn),
-      fail: () => socket.close(1011, 'internal error'),
-    });
+      release,
+    );
   });
 
   return {
     close() {
+      offRevoke?.();
       for (const c of [...open]) c.close('hub shutting down');
     },
   };

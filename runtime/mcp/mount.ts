@@ -6,6 +6,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requirePrincipal } from '../../platform/http/auth.js';
+import { ProblemError } from '../../platform/http/problems.js';
+import { PerTokenLimit } from '../../platform/http/revocation.js';
 import { serveMcp } from '../../platform/mcp/bridge.js';
 import type { hubMcpHandler } from './server.js';
 import type { HubMcpDeps } from './tools.js';
@@ -26,8 +28,15 @@ async function loadHandler(d: HubMcpDeps): Promise<Handler> {
   return hubMcpHandler(d);
 }
 
-/** Mount POST/GET/DELETE /svc/v1/mcp, bridging fastify to the SDK's web-standard handler (loaded on first use). */
-export function mountHubMcp(http: FastifyInstance, d: HubMcpDeps): () => Promise<void> {
+/** MCP requests one token may have in flight at once (the hub's MCP is stateless: a request is its session). */
+export const MAX_MCP_REQUESTS_PER_TOKEN = 4;
+
+/**
+ * Mount POST/GET/DELETE /svc/v1/mcp, bridging fastify to the SDK's web-standard handler (loaded on first use).
+ * A token with `MAX_MCP_REQUESTS_PER_TOKEN` requests still being answered gets 429 `rate-limited` for the next.
+ */
+export function mountHubMcp(http: FastifyInstance, d: HubMcpDeps, maxPerToken = MAX_MCP_REQUESTS_PER_TOKEN): () => Promise<void> {
+  const inFlight = new PerTokenLimit(maxPerToken);
   let loading: Promise<Handler> | undefined;
   const handler = (): Promise<Handler> => {
     if (!loading) {
@@ -41,10 +50,21 @@ export function mountHubMcp(http: FastifyInstance, d: HubMcpDeps): () => Promise
   };
   const serve = async (req: FastifyRequest, reply: FastifyReply) => {
     const principal = requirePrincipal(req);
-    const mcp = await handler();
-    return serveMcp(req, reply, mcp, {
-      authInfo: { token: 'redacted', clientId: principal.id, scopes: principal.scopes, extra: { principal } },
-    });
+    const release = inFlight.take(principal.id);
+    if (!release) {
+      throw new ProblemError('rate-limited', `this token already has ${maxPerToken} MCP requests in flight`, {}, { 'Retry-After': '1' });
+    }
+    // Released when the answer (a stream, maybe) is over or the client went away.
+    reply.raw.once('close', release);
+    try {
+      const mcp = await handler();
+      return await serveMcp(req, reply, mcp, {
+        authInfo: { token: 'redacted', clientId: principal.id, scopes: principal.scopes, extra: { principal } },
+      });
+    } catch (err) {
+      release();
+      throw err;
+    }
   };
   http.route({ method: ['POST', 'GET', 'DELETE'], url: '/svc/v1/mcp', handler: serve });
   return async () => {

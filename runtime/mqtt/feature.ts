@@ -3,6 +3,7 @@
  * bridge that puts every hub event on it. A refused safety publish becomes a `safety` bus event of kind
  * `spoof_refused` naming the client; an e-stop request over MQTT goes to `estop` (the supervisor's cutAll).
  */
+import type { RevocationWatch } from '../../platform/http/revocation.js';
 import type { EventBus } from '../events/bus.js';
 import type { EventHub } from '../events/hub.js';
 import { availabilityMessage, MqttBridge } from './bridge.js';
@@ -26,6 +27,8 @@ export interface MqttFeatureOptions {
   mqttPassword?: string;
   /** Called for an e-stop request from a bus client; cut the heat here. */
   estop?: (message: string, origin: CommandOrigin) => void;
+  /** Disconnect a token's MQTT sessions as soon as it is revoked (without it: a sweep every 30 s). */
+  revocations?: RevocationWatch;
   now?: () => number;
   log?: (level: 'info' | 'warn' | 'error', msg: string, detail?: Record<string, unknown>) => void;
 }
@@ -35,6 +38,7 @@ export class MqttFeature {
   readonly bridge: MqttBridge;
   readonly embedded: EmbeddedBroker | undefined;
   private sweep: NodeJS.Timeout | undefined;
+  private offRevoke: (() => void) | undefined;
 
   constructor(private readonly o: MqttFeatureOptions) {
     const now = o.now ?? Date.now;
@@ -90,12 +94,14 @@ export class MqttFeature {
       const broker = this.embedded;
       this.sweep = setInterval(() => broker.revokeStale(), 30_000);
       this.sweep.unref();
+      this.offRevoke = this.o.revocations?.onRevoke(() => broker.revokeStale());
     }
     this.o.log?.('info', 'mqtt bus ready', { urls: this.urls });
   }
 
   async stop(): Promise<void> {
     if (this.sweep) clearInterval(this.sweep);
+    this.offRevoke?.();
     await this.bridge.stop();
   }
 }

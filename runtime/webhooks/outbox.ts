@@ -5,6 +5,7 @@
  * when the delivery is marked failed. Rows survive a restart: a new outbox on the same store resumes them.
  * `runDue()` does one pass (tests drive it with a fake clock); `start()` keeps passing on real timers.
  */
+import { LogLimiter } from '../events/log-limit.js';
 import { matchesTypes } from './match.js';
 import { deliveryHeaders } from './sign.js';
 import type { Delivery, WebhookStore } from './store.js';
@@ -27,6 +28,8 @@ export interface OutboxOptions {
   /** The HTTP client (default global fetch). */
   fetch?: typeof fetch;
   log?: (level: 'info' | 'warn', msg: string, detail?: Record<string, unknown>) => void;
+  /** False for an owner (token id) whose token was revoked: its subscriptions get nothing more. */
+  ownerActive?: (owner: string) => boolean;
 }
 
 export const DAY_MS = 86_400_000;
@@ -37,14 +40,18 @@ export class WebhookOutbox {
   private running = false;
   private passing: Promise<number> | undefined;
   private readonly now: () => number;
+  /** A receiver that keeps failing must not fill the log: a few lines per subscription and minute. */
+  private readonly logLimit: LogLimiter;
 
   constructor(private readonly o: OutboxOptions) {
     this.now = o.now ?? Date.now;
+    this.logLimit = new LogLimiter({ now: this.now });
   }
 
   /** Queue an event for every subscription whose type prefixes match it. */
   enqueue(event: { id: string; type: string }, body: string): number {
-    const subs = this.o.store.all().filter((s) => matchesTypes(event.type, s.types));
+    const active = this.o.ownerActive ?? (() => true);
+    const subs = this.o.store.all().filter((s) => matchesTypes(event.type, s.types) && active(s.owner));
     this.o.store.enqueue(
       subs.map((s) => s.id),
       event.id,
@@ -70,6 +77,11 @@ export class WebhookOutbox {
     const next = () => this.o.store.due(1, this.inFlight)[0];
     const work = async () => {
       for (let d = next(); d; d = next()) {
+        const owner = this.o.store.get(d.subscriptionId)?.owner;
+        if (owner !== undefined && this.o.ownerActive && !this.o.ownerActive(owner)) {
+          this.o.store.failed(d.id, 'the subscription’s token was revoked', null, undefined);
+          continue;
+        }
         this.inFlight.add(d.id);
         try {
           await this.attempt(d);
@@ -145,7 +157,11 @@ export class WebhookOutbox {
     const retryAt = this.now() + this.backoff(d.attempts + 1);
     const giveUp = retryAt - d.createdAt > (this.o.retryForMs ?? DAY_MS);
     this.o.store.failed(d.id, error, status, giveUp ? undefined : retryAt);
-    this.o.log?.('warn', giveUp ? 'webhook delivery failed for good' : 'webhook delivery failed, will retry', {
+    const line = giveUp ? 'webhook delivery failed for good' : 'webhook delivery failed, will retry';
+    const verdict = this.logLimit.allow(`${line}|${d.subscriptionId}`);
+    if (verdict === false) return;
+    this.o.log?.('warn', line, {
+      ...(verdict > 0 ? { suppressed: verdict } : {}),
       subscription: d.subscriptionId,
       event: d.eventId,
       attempts: d.attempts + 1,

@@ -71,7 +71,10 @@ function visible(req: FastifyRequest, s: Subscription | undefined): s is Subscri
   return !!p && (p.scopes.includes('admin') || s.owner === p.id);
 }
 
-export function installSubscriptionRoutes(app: FastifyInstance, o: { store: WebhookStore }): void {
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_TOKEN = 20;
+
+export function installSubscriptionRoutes(app: FastifyInstance, o: { store: WebhookStore; maxPerToken?: number }): void {
+  const maxPerToken = o.maxPerToken ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_TOKEN;
   app.post(SUBSCRIPTIONS_PATH, { config: { scope: SCOPES, idempotency: 'optional' }, schema: { body: createBody } }, async (req, reply) => {
     const body = req.body as { url: string; types: string[]; secret: string };
     const principal = req.principal!;
@@ -89,6 +92,9 @@ export function installSubscriptionRoutes(app: FastifyInstance, o: { store: Webh
       throw new ProblemError('forbidden', 'without the read scope a subscription may only ask for svc.safety. events', {
         requiredScope: ['read', 'admin'],
       });
+    }
+    if (o.store.ownedBy(principal.id).length >= maxPerToken) {
+      throw new ProblemError('rate-limited', `this token already holds ${maxPerToken} subscriptions: delete one first`);
     }
     const sub = o.store.create({ url: checkUrl(body.url), types: body.types, secret: body.secret, owner: principal.id });
     reply.code(201).header('location', `${SUBSCRIPTIONS_PATH}/${sub.id}`);

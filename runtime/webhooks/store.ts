@@ -204,6 +204,25 @@ export class WebhookStore {
     }
   }
 
+  /** The subscriptions of `owner` (a token id). */
+  ownedBy(owner: string): Subscription[] {
+    return this.all().filter((s) => s.owner === owner);
+  }
+
+  /** Give up every pending delivery of the subscriptions of these owners (their tokens were revoked); returns how many. */
+  dropPendingOf(owners: Iterable<string>, reason: string): number {
+    const stmt = this.db.prepare(
+      `UPDATE webhook_outbox SET state = 'failed', done_at = ?, last_error = ?
+       WHERE state = 'pending' AND subscription_id IN (SELECT id FROM webhook_subscriptions WHERE owner = ?)`,
+    );
+    let n = 0;
+    const at = this.now();
+    this.db.transaction(() => {
+      for (const owner of owners) n += stmt.run(at, reason.slice(0, 500), owner).changes;
+    })();
+    return n;
+  }
+
   /** Forget finished deliveries older than `ms`. */
   prune(ms: number): number {
     return this.db.prepare("DELETE FROM webhook_outbox WHERE state != 'pending' AND done_at < ?").run(this.now() - ms).changes;
