@@ -51,11 +51,11 @@ t.test('the example hardware rig on simulated backends', async (t) => {
   t.equal((await rig.sensors.get('liquid')!.read()).tempC, 21);
   t.equal((await rig.sensors.get('pan')!.read()).tempC, 21, 'the hob probe over serial');
   await rig.heaters.get('fryer')!.set(1);
-  t.equal(s.gpio.outputs.get(17), true, 'relay on GPIO 17');
+  t.equal(s.gpio.energized(17), true, 'relay on GPIO 17');
   await rig.heaters.get('pan')!.set(0.4);
   t.equal(s.appliance.permille, 400);
   rig.allHeatOff();
-  t.equal(s.gpio.outputs.get(17), false);
+  t.equal(s.gpio.energized(17), false);
   const seen: boolean[] = [];
   rig.estop!.watch((v) => seen.push(v));
   s.gpio.setInput(22, true);

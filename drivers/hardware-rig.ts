@@ -6,6 +6,7 @@
  */
 import type { GpioBackend } from './buses/gpio.js';
 import type { I2cBus } from './buses/i2c.js';
+import { offLevel } from './buses/output-level.js';
 import { GpioDigitalInput } from './devices/gpio-input.js';
 import { Mcp9600Sensor } from './devices/mcp9600.js';
 import { RelayHeater } from './devices/relay-heater.js';
@@ -90,7 +91,7 @@ export class HardwareRig implements Rig, WatchdogCapable {
         const valuePath = gpio.valuePath?.(h.gpio.line);
         this.targets.push(
           valuePath
-            ? { kind: 'sysfs', heater: h.id, valuePath, offValue: h.gpio.activeLow ? '1' : '0' }
+            ? { kind: 'sysfs', heater: h.id, valuePath, offValue: String(offLevel(h.gpio.activeLow ?? false)) as '0' | '1' }
             : { kind: 'none', heater: h.id, why: 'GPIO backend has no sysfs value file' },
         );
       } else {

@@ -2,7 +2,8 @@
  * How an independent watchdog (a worker thread that shares no objects with the main thread) can force heater
  * outputs off by itself. A rig lists one target per heater output:
  * - `shared`: a simulated output whose duty lives in a SharedArrayBuffer; the worker stores 0 into it.
- * - `sysfs`: a GPIO line exported through sysfs; the worker writes the inactive level into its value file.
+ * - `sysfs`: a GPIO line exported through sysfs (no kernel inversion, so the file holds the wire level); the
+ *   worker writes `offValue`, the wire level drivers/buses/output-level.ts chose for off, into its value file.
  * - `none`: the output cannot be reached from another thread (a serial appliance); it relies on its own
  *   device-side timeout instead (see docs/hardware.md).
  */

@@ -18,6 +18,7 @@ export const SAFETY_CONTROLS = [
   'implausible-pair',
   'heater-lease',
   'loop-watchdog',
+  'off-polarity',
 ] as const;
 
 export type SafetyControl = (typeof SAFETY_CONTROLS)[number];

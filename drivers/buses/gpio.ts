@@ -1,8 +1,14 @@
 /**
  * The GPIO seam: one output line (a relay or SSR) and one input line (a button, a presence sensor). The
  * Linux backend uses the optional `onoff` package (sysfs GPIO), imported only when a configuration names a
- * GPIO line. Values here are logical (true = active); `activeLow` lines are inverted by the backend.
+ * GPIO line. Values here are logical (true = active). For outputs the backend turns them into wire levels
+ * through drivers/buses/output-level.ts (the one place that knows an active-low relay's "off" is HIGH);
+ * output lines are exported without the kernel's `active_low` attribute, so their sysfs `value` file holds
+ * the wire level, which the watchdog and `hearth safe-off` write directly.
  */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { offLevel, type WireLevel, wireLevel } from './output-level.js';
 
 export interface GpioOutputLine {
   readonly line: number;
@@ -21,7 +27,7 @@ export interface GpioInputLine {
 export interface GpioBackend {
   output(line: number, activeLow: boolean): GpioOutputLine;
   input(line: number, activeLow: boolean): GpioInputLine;
-  /** Where a line's sysfs value file lives, for the watchdog worker (undefined when it has none). */
+  /** Where a line's sysfs value file (holding the wire level) lives, for the watchdog worker and safe-off. */
   valuePath?(line: number): string;
 }
 
@@ -35,7 +41,7 @@ interface OnoffGpio {
 }
 type OnoffCtor = new (
   line: number,
-  dir: 'in' | 'out' | 'low',
+  dir: 'in' | 'out' | 'low' | 'high',
   edge?: 'both' | 'none',
   opts?: { activeLow?: boolean; debounceTimeout?: number },
 ) => OnoffGpio;
@@ -48,17 +54,27 @@ export async function openOnoffBackend(sysfsRoot = '/sys/class/gpio'): Promise<G
   } catch (err) {
     throw new Error(`cannot load the onoff package for GPIO: ${(err as Error).message}`);
   }
-  const open = (line: number, dir: 'in' | 'low', activeLow: boolean): OnoffGpio => {
+  const open = (line: number, dir: 'in' | 'low' | 'high', activeLow: boolean): OnoffGpio => {
     try {
-      return dir === 'in' ? new Gpio(line, 'in', 'both', { activeLow, debounceTimeout: 10 }) : new Gpio(line, 'low', 'none', { activeLow });
+      // Outputs: no kernel inversion (the value file is the wire level), exported already at the off level.
+      return dir === 'in'
+        ? new Gpio(line, 'in', 'both', { activeLow, debounceTimeout: 10 })
+        : new Gpio(line, dir, 'none', { activeLow: false });
     } catch (err) {
       throw new Error(`GPIO line ${line}: cannot export it through ${sysfsRoot} (${(err as Error).message})`);
     }
   };
   return {
     output(line, activeLow) {
-      const g = open(line, 'low', activeLow);
-      return { line, write: (a) => g.writeSync(a ? 1 : 0), close: () => g.unexport() };
+      const g = open(line, offLevel(activeLow) === 1 ? 'high' : 'low', activeLow);
+      return {
+        line,
+        write: (a) => g.writeSync(wireLevel(a, activeLow)),
+        close: () => {
+          // Leave the line driven at its off level rather than floating back to an input.
+          g.writeSync(offLevel(activeLow));
+        },
+      };
     },
     input(line, activeLow) {
       const g = open(line, 'in', activeLow);
@@ -79,14 +95,50 @@ export async function openOnoffBackend(sysfsRoot = '/sys/class/gpio'): Promise<G
   };
 }
 
-/** Simulated GPIO: lines are plain values; tests drive inputs and read outputs. */
+/**
+ * Simulated GPIO. Outputs model the wire: each keeps the level the pin would carry (0/1), separately from
+ * the relay's polarity, so a test reads what the load sees (`energized()`), never a logical flag. Given a
+ * directory, each output line's level also lives in `<dir>/gpio<N>/value`, as sysfs would hold it, so the
+ * watchdog worker and `hearth safe-off` can write it from outside this object.
+ */
 export class SimGpio implements GpioBackend {
-  readonly outputs = new Map<number, boolean>();
+  private readonly outs = new Map<number, { activeLow: boolean; level: WireLevel }>();
   private readonly inputs = new Map<number, { v: boolean; watchers: Set<(a: boolean) => void> }>();
+  readonly valuePath?: (line: number) => string;
 
-  output(line: number): GpioOutputLine {
-    this.outputs.set(line, false);
-    return { line, write: (a) => this.outputs.set(line, a), close: () => this.outputs.delete(line) };
+  constructor(private readonly root?: string) {
+    if (root) this.valuePath = (line) => join(root, `gpio${line}`, 'value');
+  }
+
+  output(line: number, activeLow = false): GpioOutputLine {
+    const st = { activeLow, level: offLevel(activeLow) };
+    this.outs.set(line, st);
+    const put = (level: WireLevel) => {
+      st.level = level;
+      if (this.valuePath) {
+        mkdirSync(join(this.root as string, `gpio${line}`), { recursive: true });
+        writeFileSync(this.valuePath(line), String(level));
+      }
+    };
+    put(st.level);
+    return { line, write: (a) => put(wireLevel(a, activeLow)), close: () => put(offLevel(activeLow)) };
+  }
+
+  /** The level the pin carries now (from the value file when file-backed), or undefined if never exported. */
+  level(line: number): WireLevel | undefined {
+    const st = this.outs.get(line);
+    if (!st) return undefined;
+    if (this.valuePath) return readFileSync(this.valuePath(line), 'utf8').trim() === '1' ? 1 : 0;
+    return st.level;
+  }
+
+  /** Whether the relay on this line energizes its load at the level the wire carries now. */
+  energized(line: number): boolean | undefined {
+    const st = this.outs.get(line);
+    const level = this.level(line);
+    if (!st || level === undefined) return undefined;
+    // The relay's own physics, deliberately not output-level.ts: an active-low board conducts at LOW.
+    return st.activeLow ? level === 0 : level === 1;
   }
 
   input(line: number): GpioInputLine {

@@ -1,8 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { SimGpio } from '../../drivers/buses/gpio.js';
 import { ManualClock } from '../../drivers/clock.js';
+import { type HardwareBackends, HardwareRig } from '../../drivers/hardware-rig.js';
 import { createRig } from '../../drivers/rig.js';
 import { defaultSafetyLimits } from '../../safety/limits.js';
 import { type BusEvents, EventBus } from '../events/bus.js';
@@ -63,32 +65,70 @@ t.test('a healthy loop never trips the watchdog', async (t) => {
   await wd.stop();
 });
 
-t.test('for GPIO relays the worker writes the inactive level into the sysfs value file', async (t) => {
+t.test('for GPIO relays the worker drives each wire to its off level: an active-low relay goes HIGH', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-gpio-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const high = join(dir, 'gpio17-value');
-  const low = join(dir, 'gpio22-value');
-  writeFileSync(high, '1');
-  writeFileSync(low, '0');
-  const fired: number[] = [];
-  const wd = createWatchdog({
-    targets: [
-      { kind: 'sysfs', heater: 'a', valuePath: high, offValue: '0' },
-      { kind: 'sysfs', heater: 'b', valuePath: low, offValue: '1' },
-      { kind: 'none', heater: 'c', why: 'serial' },
-    ],
-    stallMs: 150,
-    onFired: (i) => fired.push(i.stallMs),
+  // A hardware rig on a simulated GPIO backend whose lines live in sysfs-like value files holding wire levels.
+  const gpio = new SimGpio(dir);
+  const relay = (id: string, line: number, activeLow: boolean) => ({
+    id,
+    driver: 'gpio_relay' as const,
+    medium: 'oil',
+    sensors: [],
+    maxPowerW: 1000,
+    maxC: 230,
+    gpio: { line, activeLow },
   });
+  const backends: HardwareBackends = {
+    i2c: async () => {
+      throw new Error('no I2C in this test');
+    },
+    gpio: async () => gpio,
+    serial: async () => {
+      throw new Error('no serial in this test');
+    },
+  };
+  const rig = new HardwareRig(
+    { kind: 'hardware', sensors: [], heaters: [relay('low', 17, true), relay('high', 18, false)] },
+    new ManualClock(0),
+    backends,
+  );
+  await rig.open();
+  t.teardown(() => rig.close());
+  await rig.heaters.get('low')!.set(1);
+  await rig.heaters.get('high')!.set(1);
+  t.same([gpio.level(17), gpio.level(18)], [0, 1], 'both relays on: active-low pulled LOW, active-high HIGH');
+  t.same([gpio.energized(17), gpio.energized(18)], [true, true]);
+  const fired: number[] = [];
+  const wd = createWatchdog({ targets: rig.watchdogTargets(), stallMs: 150, onFired: (i) => fired.push(i.stallMs) });
   await wd.start();
   await realSleep(60);
   const start = performance.timeOrigin + performance.now();
-  blockFor(300, () => readFileSync(high, 'utf8') === '0' && readFileSync(low, 'utf8') === '1');
-  t.equal(readFileSync(high, 'utf8'), '0', 'active-high line driven low');
-  t.equal(readFileSync(low, 'utf8'), '1', 'active-low line driven high');
+  blockFor(300, () => gpio.energized(17) === false && gpio.energized(18) === false);
+  t.same([gpio.level(17), gpio.level(18)], [1, 0], 'the wires carry the off levels');
+  t.same([gpio.energized(17), gpio.energized(18)], [false, false], 'both loads de-energized during the stall');
   t.ok(wd.lastOffAt() > start, 'the worker recorded when it cut');
   await realSleep(80);
   t.equal(fired.length, 1, 'reported once to the main thread');
   t.ok((fired[0] ?? 0) >= 150);
+  await wd.stop();
+});
+
+t.test('a stall with nothing to switch is reported, but no cut is recorded', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-gpio-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const gpio = new SimGpio(dir);
+  gpio.output(5, true);
+  const wd = createWatchdog({
+    targets: [{ kind: 'sysfs', heater: 'a', valuePath: gpio.valuePath!(5), offValue: '1' }],
+    stallMs: 150,
+    onFired: () => {},
+  });
+  await wd.start();
+  await realSleep(60);
+  blockFor(400);
+  await realSleep(80);
+  t.equal(gpio.level(5), 1);
+  t.equal(wd.lastOffAt(), 0, 'nothing was on, so no cut is recorded');
   await wd.stop();
 });

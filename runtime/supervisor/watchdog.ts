@@ -3,7 +3,8 @@
  * (real time). When the counter stops moving for `stallMs`, the worker forces every heater output off by
  * itself — it shares no objects with the main thread, only memory and files:
  *   - simulated outputs: it stores 0 into their duty slot in a SharedArrayBuffer (the rig reads it from there);
- *   - GPIO relays: it writes the inactive level into the line's sysfs `value` file.
+ *   - GPIO relays: it writes the off wire level (drivers/buses/output-level.ts) into the line's sysfs `value`
+ *     file, which holds the wire level because outputs are exported without kernel inversion.
  * It then records the stall in shared memory; when the main thread runs again it sees the record and latches
  * a `watchdog` trip. Outputs the worker cannot reach (a serial appliance) rely on the appliance's own timeout.
  */
@@ -39,8 +40,11 @@ function forceOff() {
       if (t.kind === 'shared') {
         if (Atomics.exchange(views[i], t.index, 0) !== 0) switched = true;
       } else if (t.kind === 'sysfs') {
+        let before = '';
+        try { before = fs.readFileSync(t.valuePath, 'utf8').trim(); } catch {}
         if (fds[i] >= 0) fs.writeSync(fds[i], t.offValue, 0);
         else fs.writeFileSync(t.valuePath, t.offValue);
+        if (before !== t.offValue) switched = true;
       }
     } catch {}
   }
@@ -56,8 +60,9 @@ while (Atomics.load(ctl, ${STOP}) === 0) {
   if (hb !== last) { last = hb; lastChange = now; firedThisStall = false; continue; }
   if (now - lastChange >= workerData.stallMs) {
     const switched = forceOff();
-    // Record when an output was actually switched off (and, once per stall, the stall itself).
-    if (switched || !firedThisStall) f64[${F64_OFF_AT}] = clock();
+    // Record when an output was actually switched off (never a cut that changed nothing), and, once per
+    // stall, the stall itself.
+    if (switched) f64[${F64_OFF_AT}] = clock();
     if (!firedThisStall) {
       firedThisStall = true;
       f64[${F64_STALL_MS}] = now - lastChange;
@@ -80,7 +85,8 @@ export interface WatchdogOptions {
 export interface Watchdog {
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** When the worker last forced outputs off (epoch ms with fraction), or 0. Benchmarks read it. */
+  /** When the worker last switched an output off (epoch ms with fraction), or 0; a stall that found
+   *  everything already off records nothing. Benchmarks and HIL scenarios read it. */
   lastOffAt(): number;
 }
 
