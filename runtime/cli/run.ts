@@ -1,5 +1,8 @@
 /** Process entry of the `hearth` command: runs main() and sets the exit code. */
+import { guardStandardStreams } from './closed-pipe.js';
 import { main } from './main.js';
+
+guardStandardStreams();
 
 main(process.argv.slice(2)).then(
   (code) => {
