@@ -62,3 +62,26 @@ t.test('/sim/v1/presence and /sim/v1/estop flip the rig inputs; anything but a b
     t.equal(res.statusCode, 422, `${url} ${JSON.stringify(body)}`);
   }
 });
+
+t.test('every /sim answer ends with a newline, over a real socket (state, change, problem)', async (t) => {
+  const app = await startTestApp({ listen: true });
+  t.teardown(() => app.close());
+  const base = app.app.baseUrl;
+  const json = { 'content-type': 'application/json' };
+  const answers = [
+    await fetch(`${base}/sim/v1/state`),
+    await fetch(`${base}/sim/v1/presence`, { method: 'POST', headers: json, body: '{"present":true}' }),
+    await fetch(`${base}/sim/v1/estop`, { method: 'POST', headers: json, body: '{"pressed":"yes"}' }),
+    await fetch(`${base}/sim/v1/clock`, { method: 'POST', headers: json, body: '{"advanceMs":1}' }),
+  ];
+  t.same(
+    answers.map((r) => r.status),
+    [200, 200, 422, 200],
+  );
+  for (const r of answers) {
+    const text = await r.text();
+    t.ok(text.endsWith('}\n'), `${r.url} ${r.status} ends with a newline`);
+    t.equal(Number(r.headers.get('content-length')), Buffer.byteLength(text), 'content-length counts it');
+    t.doesNotThrow(() => JSON.parse(text), 'still JSON');
+  }
+});

@@ -4,6 +4,7 @@
  * e-stop button, and, with `--sim-speed manual`, the passing of time. None of it is a way to claim presence
  * to the executor: presence still comes from the rig's input, which this surface moves like a person would.
  */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FAULT_KINDS, type FaultSpec, FaultSpecError } from '../../drivers/sim/faults.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import type { AppContext } from '../app/context.js';
@@ -12,6 +13,11 @@ const ID = { type: 'string', minLength: 1, maxLength: 32 };
 
 /** Largest single clock advance (one simulated day). */
 export const MAX_ADVANCE_MS = 24 * 60 * 60 * 1000;
+
+/** Every /sim answer (state or problem) ends with a newline, so `curl` output does not run into the prompt. */
+async function endWithNewline(_req: FastifyRequest, _reply: FastifyReply, payload: unknown): Promise<unknown> {
+  return typeof payload === 'string' && !payload.endsWith('\n') ? `${payload}\n` : payload;
+}
 
 export function registerSimRoutes(ctx: AppContext): void {
   const sim = ctx.rig.sim;
@@ -24,9 +30,9 @@ export function registerSimRoutes(ctx: AppContext): void {
     activeExecution: ctx.executor.activeId ?? null,
   });
   let advancing: Promise<void> = Promise.resolve();
-  const opt = { config: { idempotency: 'optional' as const } };
+  const opt = { config: { idempotency: 'optional' as const }, onSend: endWithNewline };
 
-  http.get('/sim/v1/state', async () => state());
+  http.get('/sim/v1/state', { onSend: endWithNewline }, async () => state());
 
   /** A switch the world flips: a person walking up (presence), the e-stop button. */
   const toggle = (url: string, field: string, flip: (on: boolean) => void) =>
