@@ -12,6 +12,7 @@ import type { AppContext } from '../app/context.js';
 import type { ExecuteRequest, ExecutionStatus } from '../executor/types.js';
 import { storeIncident } from '../store/recalls.js';
 import { registerLimitRoutes } from '../supervisor/limit-routes.js';
+import { parseRecallsSince } from './recalls-since.js';
 import { executeRequestSchema, executionParams, incidentReportSchema, recallsQuery, resumeRequestSchema } from './schemas.js';
 
 type IdParams = { Params: { id: string } };
@@ -106,7 +107,7 @@ export function registerCoreRoutes(ctx: AppContext, now: () => number): void {
   http.get('/v1/capabilities', async () => ctx.device.capabilities);
 
   http.get<{ Querystring: { since?: string } }>('/v1/recalls', { schema: { querystring: recallsQuery } }, async (req) => {
-    const since = req.query.since === undefined ? undefined : Date.parse(req.query.since);
+    const since = req.query.since === undefined ? undefined : parseRecallsSince(req.query.since);
     return ctx.executor.recalls.since(since);
   });
 

@@ -104,5 +104,6 @@ export const executionParams = {
 export const recallsQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { since: dateTime },
+  // Checked by runtime/http/recalls-since.ts, whose error says what to write (ajv's would only name the format).
+  properties: { since: { type: 'string', maxLength: 64 } },
 } as const;
