@@ -152,6 +152,7 @@ export class App {
     await ctx.http.listen({ host: ctx.config.host, port: ctx.config.httpPort });
     const addr = ctx.http.server.address() as AddressInfo;
     if (!ctx.config.publicUrl) this.url = `http://${hostForUrl(ctx.config.host)}:${addr.port}`;
+    for (const f of this.features) await f.listening?.(ctx);
     return this.url;
   }
 

@@ -52,6 +52,8 @@ export interface Feature {
   start?(ctx: AppContext): Promise<void> | void;
   /** Called once every feature has started and the HTTP routes are compiled, just before listening. */
   ready?(ctx: AppContext): Promise<void> | void;
+  /** Called once the HTTP server listens: `ctx.baseUrl()` has the real port now (print URLs here, not before). */
+  listening?(ctx: AppContext): Promise<void> | void;
   /** Undo start: stop timers, close connections. Heat is already off when features stop. */
   stop?(ctx: AppContext): Promise<void> | void;
 }

@@ -83,6 +83,9 @@ export function flowsFeature(opts: { userDir?: string } = {}): FlowsFeature {
         else for (const l of originals) l.call(server, req, socket, head);
       };
       server.on('upgrade', dispatcher);
+    },
+    listening(ctx: AppContext) {
+      // Only now does the base URL carry the real port (with --http-port 0 it would say :0 before).
       ctx.log.info({ editor: `${ctx.baseUrl()}${FLOWS_ROOT}/` }, 'flows (Node-RED) started');
     },
     async stop(ctx: AppContext) {

@@ -33,7 +33,7 @@ t.test('hearth start --flows: dashboard, editor, an example flow, Home Assistant
   t.equal(tok.code, 0, tok.stderr);
   const token = tok.stdout.trim();
   const mqttPort = await freePort();
-  const { child, match } = await spawnCli(
+  const started = await spawnCli(
     [
       'start',
       '--http-port',
@@ -43,7 +43,7 @@ t.test('hearth start --flows: dashboard, editor, an example flow, Home Assistant
       '--sim-speed',
       'manual',
       '--log-level',
-      'warn',
+      'info',
       '--flows',
       '--mqtt-port',
       String(mqttPort),
@@ -53,8 +53,14 @@ t.test('hearth start --flows: dashboard, editor, an example flow, Home Assistant
     /hearth ready (http:\/\/127\.0\.0\.1:\d+)\n/,
     { timeoutMs: 90_000 },
   );
+  const { child, match } = started;
   t.teardown(() => child.kill('SIGKILL'));
   const url = match[1] as string;
+  const { output } = started;
+  // The log line (stderr) and the ready line (stdout) travel on two pipes: wait for it, generously.
+  for (let i = 0; i < 300 && !/\/flows\//.test(output()); i++) await new Promise((r) => setTimeout(r, 100));
+  t.ok(output().includes(`${url}/flows/`), 'the editor URL is printed with the real port');
+  t.notMatch(output(), /:0\/flows/, 'never with port 0');
 
   const page = await fetch(`${url}/`);
   t.equal(page.status, 200);
