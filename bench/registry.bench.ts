@@ -1,16 +1,18 @@
 /**
- * Registry figures: publishes per second over loopback HTTP (the full path: auth, idempotency, validation,
- * insert), and search latency with 100,000 entries (store bulk insert; queries through the store and through
- * the HTTP layer). Target: search p99 under 20 ms.
+ * Registry figures, for each store side by side (SQLite, and PostgreSQL on a throwaway local cluster when the
+ * binaries are installed): publishes per second over loopback HTTP (the full path: auth, idempotency,
+ * validation, insert), and search latency with 100,000 entries (store bulk insert; queries through the store
+ * and through the HTTP layer). Target: search p99 under 20 ms. `REGISTRY_BENCH_ENTRIES` changes the count.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { issueToken } from '../services/registry/proof/namespaces.js';
-import { createRegistry } from '../services/registry/server.js';
+import { createRegistry, type RegistryOptions } from '../services/registry/server.js';
 import type { RegistryEntry, SearchQuery } from '../services/registry/types.js';
-import { report, summarize } from './stats.js';
+import { postgresMissing, startPostgres } from '../test-support/postgres.js';
+import { percentile, report, summarize } from './stats.js';
 
 const N = Number(process.env.REGISTRY_BENCH_ENTRIES ?? 100_000);
 const WORDS = (
@@ -44,10 +46,20 @@ function syntheticEntry(i: number): RegistryEntry {
   };
 }
 
-async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'registry-bench-'));
+interface Figures {
+  publishes: number;
+  insertS: number;
+  searchP50: number;
+  searchP99: number;
+  httpP99: number;
+  rebuildMs: number;
+}
+
+async function measure(label: string, opts: RegistryOptions): Promise<Figures> {
+  console.log(`\n### ${label}`);
+  seed = 42;
+  const reg = await createRegistry(opts);
   try {
-    const reg = await createRegistry({ dataDir: dir });
     await reg.app.listen({ port: 0, host: '127.0.0.1' });
     const token = (await issueToken(reg.store, ['org.bench'], false, new Date())).token;
     await reg.store.recordProof({ namespace: 'org.bench', method: 'dns_txt', verifiedAt: '2026-11-20T12:00:00Z' });
@@ -81,7 +93,8 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     for (let i = 0; i < N; i += 5000)
       await reg.store.insertEntries(Array.from({ length: Math.min(5000, N - i) }, (_, j) => syntheticEntry(i + j)));
-    console.log(`bulk insert of ${N} entries: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const insertS = (performance.now() - t0) / 1000;
+    console.log(`bulk insert of ${N} entries: ${insertS.toFixed(1)} s`);
 
     const queries: [string, Partial<SearchQuery>][] = [
       ['no filter (newest 100)', {}],
@@ -99,7 +112,7 @@ async function main(): Promise<void> {
       ['q name prefix', { q: 'org.bench-12/' }],
     ];
     const all: number[] = [];
-    for (const [label, q] of queries) {
+    for (const [name, q] of queries) {
       const samples: number[] = [];
       for (let i = 0; i < 200; i++) {
         const s = performance.now();
@@ -108,7 +121,7 @@ async function main(): Promise<void> {
       }
       all.push(...samples);
       const st = summarize(samples);
-      console.log(`search store ${label}: p50 ${st.p50.toFixed(2)} ms / p99 ${st.p99.toFixed(2)} ms`);
+      console.log(`search store ${name}: p50 ${st.p50.toFixed(2)} ms / p99 ${st.p99.toFixed(2)} ms`);
     }
     const st = summarize(all);
     console.log(
@@ -147,10 +160,55 @@ async function main(): Promise<void> {
     }
     report(`registry.json rebuilt after a change (${N + n} entries, ${(bytes / 1e6).toFixed(1)} MB)`, rebuild, 'ms');
     report('registry.json served over loopback HTTP (already built)', served, 'ms');
+    return {
+      publishes: percentile(
+        [...rounds].sort((a, b) => a - b),
+        50,
+      ),
+      insertS,
+      searchP50: st.p50,
+      searchP99: st.p99,
+      httpP99: hs.p99,
+      rebuildMs: percentile(
+        [...rebuild].sort((a, b) => a - b),
+        50,
+      ),
+    };
+  } finally {
     await reg.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'registry-bench-'));
+  const results: [string, Figures][] = [];
+  try {
+    results.push(['SQLite', await measure('SQLite (embedded, WAL)', { dataDir: join(dir, 'sqlite') })]);
+    const missing = postgresMissing();
+    if (missing) console.log(`\nPostgreSQL skipped: ${missing}`);
+    else {
+      const pg = await startPostgres();
+      try {
+        const db = await pg.createDatabase('bench');
+        results.push(['PostgreSQL', await measure('PostgreSQL (local throwaway cluster, fsync off)', { dataDir: join(dir, 'pg'), db })]);
+      } finally {
+        await pg.stop();
+      }
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  const rows: [string, (f: Figures) => string][] = [
+    ['publishes/s (HTTP, sequential, median)', (f) => f.publishes.toFixed(0)],
+    [`bulk insert of ${N} entries (s)`, (f) => f.insertS.toFixed(1)],
+    [`search p50 with ${N} entries (ms)`, (f) => f.searchP50.toFixed(2)],
+    [`search p99 with ${N} entries (ms)`, (f) => f.searchP99.toFixed(2)],
+    ['search p99 through HTTP (ms)', (f) => f.httpP99.toFixed(2)],
+    ['registry.json rebuild, median (ms)', (f) => f.rebuildMs.toFixed(0)],
+  ];
+  console.log('\n### side by side');
+  console.log(`${'figure'.padEnd(42)}${results.map(([name]) => name.padStart(12)).join('')}`);
+  for (const [name, get] of rows) console.log(`${name.padEnd(42)}${results.map(([, f]) => get(f).padStart(12)).join('')}`);
 }
 
 await main();

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Makes sure the real third-party peers the tests talk to are on this machine: Debian's mosquitto and
-// mosquitto-clients (an MQTT 5 broker and client), socat (pty pairs for serial tests) and chromium
-// (browser tests). Installs what is missing with apt-get when it can (root, or passwordless sudo);
+// mosquitto-clients (an MQTT 5 broker and client), socat (pty pairs for serial tests), chromium
+// (browser tests) and postgresql (the registry's PostgreSQL store; tests make a throwaway cluster). Installs what is missing with apt-get when it can (root, or passwordless sudo);
 // otherwise stops with one line naming the packages to install. Does nothing when all are present.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 
 const needs = [
   { bin: 'mosquitto', pkg: 'mosquitto' },
@@ -13,10 +14,16 @@ const needs = [
   // the unit's `systemd-analyze verify` test and sd_notify (systemd/, runtime/app/sd-notify.ts)
   { bin: 'systemd-analyze', pkg: 'systemd' },
   { bin: 'systemd-notify', pkg: 'systemd' },
+  // Debian keeps initdb and pg_ctl in /usr/lib/postgresql/<major>/bin, off PATH (test-support/postgres.ts)
+  { bin: 'initdb', pkg: 'postgresql', found: () => debianPostgres() },
 ];
 
 const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
-const missing = [...new Set(needs.filter((n) => !has(n.bin)).map((n) => n.pkg))];
+function debianPostgres() {
+  const root = '/usr/lib/postgresql';
+  return existsSync(root) && readdirSync(root).some((m) => existsSync(`${root}/${m}/bin/initdb`));
+}
+const missing = [...new Set(needs.filter((n) => !has(n.bin) && !n.found?.()).map((n) => n.pkg))];
 if (missing.length === 0) process.exit(0);
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;

@@ -38,6 +38,16 @@ export interface StoredResponse {
 
 export type BeginResult = { kind: 'new' } | { kind: 'replay'; response: StoredResponse } | { kind: 'in_flight' } | { kind: 'reused' };
 
+/**
+ * What the Fastify hooks need from a key store. `IdempotencyStore` (SQLite, synchronous) is the embedded one;
+ * a server on a shared database (the registry on PostgreSQL) supplies an asynchronous one with the same rules.
+ */
+export interface IdempotencyKeys {
+  begin(scope: IdempotencyScope, hash: string): BeginResult | Promise<BeginResult>;
+  complete(scope: IdempotencyScope, response: StoredResponse): void | Promise<void>;
+  abandon(scope: IdempotencyScope): void | Promise<void>;
+}
+
 export const idempotencyMigration: Migration = {
   id: 'platform.idempotency.1',
   up(db) {
@@ -91,7 +101,7 @@ export function bodyHash(body: unknown): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-export class IdempotencyStore {
+export class IdempotencyStore implements IdempotencyKeys {
   private readonly ttlMs: number;
   private readonly now: () => number;
   private lastPurge = 0;
@@ -163,7 +173,7 @@ export class IdempotencyStore {
 }
 
 export interface IdempotencyOptions {
-  store: IdempotencyStore;
+  store: IdempotencyKeys;
   /** Principal id a key is scoped to (default: the bearer token's principal id, else `anonymous`). */
   principalOf?: (req: FastifyRequest) => string;
 }
@@ -193,7 +203,7 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
     if (key === undefined)
       throw new ProblemError('idempotency-key-missing', 'Idempotency-Key must be 8-128 visible characters, bare or as a quoted string');
     const scope: IdempotencyScope = { principal: principalOf(req), route: `${req.method} ${normalizedRoute(req)}`, key };
-    const result = store.begin(scope, bodyHash(req.body));
+    const result = await store.begin(scope, bodyHash(req.body));
     switch (result.kind) {
       case 'new':
         req.idempotency = scope;
@@ -220,7 +230,7 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
     if (!scope) return payload;
     req.idempotency = null;
     if (reply.statusCode >= 500 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
-      store.abandon(scope);
+      await store.abandon(scope);
       return payload;
     }
     const headers: Record<string, string> = {};
@@ -228,14 +238,15 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
       const v = headerValue(reply, name);
       if (v !== undefined) headers[name] = v;
     }
-    store.complete(scope, { status: reply.statusCode, headers, body: payload.toString() });
+    await store.complete(scope, { status: reply.statusCode, headers, body: payload.toString() });
     return payload;
   });
 
   const release = async (req: FastifyRequest) => {
     if (req.idempotency) {
-      store.abandon(req.idempotency);
+      const scope = req.idempotency;
       req.idempotency = null;
+      await store.abandon(scope);
     }
   };
   app.addHook('onResponse', release);

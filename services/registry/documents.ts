@@ -66,7 +66,7 @@ export class Documents {
 
   /** The document `name` as of the store's current revision; `build` writes its JSON text. */
   private async built(name: string, build: () => Promise<string>): Promise<Built> {
-    const rev = this.src.store.revision();
+    const rev = await this.src.store.revision();
     const hit = this.cache.get(name);
     if (hit && hit.rev === rev) return hit;
     const text = await build();

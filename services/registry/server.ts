@@ -1,6 +1,7 @@
 /**
- * The registry and directory server: opens (or creates) the data directory, the SQLite store, the signing key
- * and the idempotency table, and builds the Fastify app with every route. `startRegistry` also listens.
+ * The registry and directory server: opens (or creates) the data directory, the store (SQLite in the data
+ * directory by default, or PostgreSQL with `db: 'postgres://…'`), the signing key and the idempotency keys, and
+ * builds the Fastify app with every route. `startRegistry` also listens.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { parseJson } from '../../core/canonical.js';
 import { sha256Hex } from '../../core/hash.js';
 import { generateKeyFile, type KeyFile, parseKeyFile } from '../../core/keys.js';
 import { createHttpApp } from '../../platform/http/app.js';
-import { IdempotencyStore, installIdempotency } from '../../platform/http/idempotency.js';
+import { installIdempotency } from '../../platform/http/idempotency.js';
 import { Documents } from './documents.js';
 import { collectionFetcher } from './fetch.js';
 import type { RegistryContext } from './http/context.js';
@@ -19,14 +20,17 @@ import { registerRecallRoutes } from './http/recall-routes.js';
 import { registerRegistryRoutes } from './http/registry-routes.js';
 import { issueToken, NamespaceProver } from './proof/namespaces.js';
 import type { OidcOptions } from './proof/oidc.js';
-import { SqliteRegistryStore } from './store/sqlite-store.js';
+import { openRegistryStore, storeLocation } from './store/open.js';
+import type { RegistryStore } from './store/store.js';
 
 /** Bodies of registry requests are small pointers; anything larger is refused with 413. */
 export const REGISTRY_BODY_LIMIT = 64 * 1024;
 
 export interface RegistryOptions {
-  /** Data directory (created when missing); omit for an in-memory registry (tests). */
+  /** Data directory (created when missing): the signing key, and the SQLite store unless `db` is given. */
   dataDir?: string;
+  /** The store: a `postgres://` URL, or a SQLite file; default `registry.db` in `dataDir` (in memory without one). */
+  db?: string;
   /** Public base URL; default `http://<host>:<port>` once listening. */
   baseUrl?: string;
   now?: () => Date;
@@ -43,7 +47,7 @@ export interface RegistryOptions {
 export interface Registry {
   app: FastifyInstance;
   ctx: RegistryContext;
-  store: SqliteRegistryStore;
+  store: RegistryStore;
   /** The admin token, when this start created it (first start); otherwise undefined. */
   adminToken?: string;
   close(): Promise<void>;
@@ -63,18 +67,22 @@ export function loadOrCreateKey(dataDir: string | undefined, now: Date): KeyFile
   return key;
 }
 
-export function openStore(dataDir: string | undefined): SqliteRegistryStore {
-  if (!dataDir) return new SqliteRegistryStore(':memory:');
-  mkdirSync(dataDir, { recursive: true });
-  return new SqliteRegistryStore(join(dataDir, 'registry.db'));
+/** Open the store named by `db` (or the data directory's SQLite file), applying pending migrations. */
+export async function openStore(dataDir: string | undefined, db?: string): Promise<RegistryStore> {
+  return (await openRegistryStore(storeLocation({ db, dataDir }))).store;
 }
 
 export async function createRegistry(opts: RegistryOptions = {}): Promise<Registry> {
   const now = opts.now ?? (() => new Date());
-  const store = openStore(opts.dataDir);
-  const key = loadOrCreateKey(opts.dataDir, now());
-  const idempotency = new IdempotencyStore(store.db, { now: () => now().getTime() });
-  idempotency.clearInFlight();
+  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  const { store, idempotency } = await openRegistryStore(storeLocation({ db: opts.db, dataDir: opts.dataDir }), () => now().getTime());
+  let key: KeyFile;
+  try {
+    key = loadOrCreateKey(opts.dataDir, now());
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   let base = opts.baseUrl?.replace(/\/+$/, '') ?? 'http://127.0.0.1';
   const prover = new NamespaceProver(store, {
     now,

@@ -24,10 +24,11 @@ export const registerRegistry: RegisterCommand = (program) => {
 
   registry
     .command('serve')
-    .description('serve the registry and directory API on SQLite (prints an admin token on first start)')
+    .description('serve the registry and directory API on SQLite or PostgreSQL (prints an admin token on first start)')
     .option('--port <port>', 'TCP port (0 picks a free one)', '8470')
     .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--data-dir <dir>', 'where the database and the signing key live', DEFAULT_DATA_DIR)
+    .option('--data-dir <dir>', 'where the signing key (and the SQLite database) live', DEFAULT_DATA_DIR)
+    .option('--db <url>', 'the store: a postgres:// URL, or a SQLite file (default: registry.db in the data directory)')
     .option('--base-url <url>', 'public base URL (default: the listening address)')
     .option('--recipe-base <url>', 'URL prefix recipe collections may be fetched from for checking (repeatable)', collect)
     .option('--dns-server <addr>', 'DNS server for TXT proofs, e.g. 127.0.0.1:5353 (repeatable; default: system)', collect)
@@ -43,10 +44,22 @@ export const registerRegistry: RegisterCommand = (program) => {
     });
 
   registry
+    .command('migrate')
+    .description('apply pending schema migrations to the store (serve also does this at start)')
+    .option('--data-dir <dir>', 'data directory of the registry', DEFAULT_DATA_DIR)
+    .option('--db <url>', 'the store: a postgres:// URL, or a SQLite file (default: registry.db in the data directory)')
+    .option('--json', 'print the migrations applied as JSON')
+    .action(async (opts) => {
+      const { migrate } = await import('../../../services/registry/cli/admin.js');
+      await migrate(opts);
+    });
+
+  registry
     .command('export')
     .description('write v1/registry.json, v1/directory.json and v1/recalls.json for static hosting')
     .requiredOption('--out <dir>', 'output folder')
     .option('--data-dir <dir>', 'data directory of the registry', DEFAULT_DATA_DIR)
+    .option('--db <url>', 'the store: a postgres:// URL, or a SQLite file (default: registry.db in the data directory)')
     .option('--base-url <url>', 'public base URL written into the documents', DEFAULT_REGISTRY)
     .option('--json', 'print the files written as JSON')
     .action(async (opts) => {
@@ -61,6 +74,7 @@ export const registerRegistry: RegisterCommand = (program) => {
     .option('--namespaces <list>', 'comma-separated namespaces, e.g. org.example,io.github.alice')
     .option('--admin', 'an operator token that may publish and change any namespace')
     .option('--data-dir <dir>', 'data directory of the registry', DEFAULT_DATA_DIR)
+    .option('--db <url>', 'the store: a postgres:// URL, or a SQLite file (default: registry.db in the data directory)')
     .option('--json', 'print the token record as JSON')
     .action(async (opts) => {
       const { createToken } = await import('../../../services/registry/cli/admin.js');
@@ -71,6 +85,7 @@ export const registerRegistry: RegisterCommand = (program) => {
     .description('revoke a token by its id (shown by token create --json)')
     .argument('<id>', 'token id')
     .option('--data-dir <dir>', 'data directory of the registry', DEFAULT_DATA_DIR)
+    .option('--db <url>', 'the store: a postgres:// URL, or a SQLite file (default: registry.db in the data directory)')
     .option('--json', 'print the result as JSON')
     .action(async (id: string, opts) => {
       const { revokeToken } = await import('../../../services/registry/cli/admin.js');

@@ -1,15 +1,37 @@
-/** Operator commands: serve, export, token create. They open the data directory directly. */
+/**
+ * Operator commands: serve, migrate, export, token create and revoke. They open the store directly: the data
+ * directory's SQLite file, or the database `--db` names.
+ */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { CliError } from '../../../runtime/cli/errors.js';
 import { exportDocuments } from '../documents.js';
 import { issueToken, isValidNamespace } from '../proof/namespaces.js';
-import { createRegistry, loadOrCreateKey, openStore } from '../server.js';
+import { createRegistry, loadOrCreateKey } from '../server.js';
+import { describeLocation, type OpenedStore, openRegistryStore, StoreLocationError, storeLocation } from '../store/open.js';
+
+interface StoreOptions {
+  dataDir: string;
+  db?: string;
+}
+
+/** Open the store the options name; a bad `--db` or an unreachable database is one readable line. */
+async function open(opts: StoreOptions, mustExist = false): Promise<OpenedStore> {
+  try {
+    const loc = storeLocation(opts);
+    if (mustExist && loc.kind === 'sqlite' && !existsSync(loc.file))
+      throw new CliError(`${opts.dataDir} holds no registry (no ${loc.file}); give --data-dir or --db`);
+    return await openRegistryStore(loc);
+  } catch (err) {
+    if (err instanceof StoreLocationError) throw new CliError(err.message);
+    throw err;
+  }
+}
 
 export interface ServeOptions {
   port: string;
   host: string;
   dataDir: string;
+  db?: string;
   baseUrl?: string;
   recipeBase?: string[];
   dnsServer?: string[];
@@ -44,8 +66,15 @@ export async function serve(opts: ServeOptions): Promise<void> {
   if (opts.wellKnownTemplate !== undefined && !opts.wellKnownTemplate.includes('{domain}')) {
     throw new CliError('--well-known-template must contain {domain}');
   }
+  let location: string;
+  try {
+    location = describeLocation(storeLocation(opts));
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
   const reg = await createRegistry({
     dataDir: opts.dataDir,
+    ...(opts.db ? { db: opts.db } : {}),
     ...(opts.baseUrl ? { baseUrl: url(opts.baseUrl, '--base-url') } : {}),
     recipeBases: (opts.recipeBase ?? []).map((b) => url(b, '--recipe-base')),
     ...(opts.dnsServer && opts.dnsServer.length > 0 ? { dnsServers: opts.dnsServer } : {}),
@@ -55,6 +84,9 @@ export async function serve(opts: ServeOptions): Promise<void> {
       : {}),
     proofsPerMinute: Number(opts.proofsPerMinute),
     logger: opts.log === true,
+  }).catch((err: unknown) => {
+    if (err instanceof StoreLocationError) throw new CliError(err.message);
+    throw err;
   });
   try {
     await reg.app.listen({ port: p, host: opts.host });
@@ -65,7 +97,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   if (reg.adminToken) {
     process.stdout.write(`admin token (shown once; keep it secret): ${reg.adminToken}\n`);
   }
-  process.stdout.write(`registry listening on ${reg.ctx.registry} (data in ${opts.dataDir})\n`);
+  process.stdout.write(`registry listening on ${reg.ctx.registry} (store: ${location}; key in ${opts.dataDir})\n`);
   const stop = async () => {
     await reg.close();
     process.exit(0);
@@ -75,10 +107,21 @@ export async function serve(opts: ServeOptions): Promise<void> {
   await new Promise(() => undefined);
 }
 
-export async function exportStatic(opts: { out: string; dataDir: string; baseUrl: string; json?: boolean }): Promise<void> {
-  if (!existsSync(join(opts.dataDir, 'registry.db')))
-    throw new CliError(`${opts.dataDir} holds no registry (no registry.db); give --data-dir`);
-  const store = openStore(opts.dataDir);
+/** `hearth registry migrate`: apply pending schema migrations and say which (start-up does the same). */
+export async function migrate(opts: StoreOptions & { json?: boolean }): Promise<void> {
+  const { store, applied } = await open(opts);
+  try {
+    const where = describeLocation(storeLocation(opts));
+    if (opts.json) process.stdout.write(`${JSON.stringify({ store: where, applied })}\n`);
+    else if (applied.length === 0) process.stdout.write(`${where}: schema up to date\n`);
+    else process.stdout.write(`${where}: applied ${applied.join(', ')}\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+export async function exportStatic(opts: StoreOptions & { out: string; baseUrl: string; json?: boolean }): Promise<void> {
+  const { store } = await open(opts, true);
   try {
     const key = loadOrCreateKey(opts.dataDir, new Date());
     const files = await exportDocuments(
@@ -91,7 +134,7 @@ export async function exportStatic(opts: { out: string; dataDir: string; baseUrl
   }
 }
 
-export async function createToken(opts: { namespaces?: string; admin?: boolean; dataDir: string; json?: boolean }): Promise<void> {
+export async function createToken(opts: StoreOptions & { namespaces?: string; admin?: boolean; json?: boolean }): Promise<void> {
   const namespaces = (opts.namespaces ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -99,7 +142,7 @@ export async function createToken(opts: { namespaces?: string; admin?: boolean; 
   if (!opts.admin && namespaces.length === 0) throw new CliError('give --namespaces org.example[,…] or --admin');
   for (const ns of namespaces)
     if (!isValidNamespace(ns)) throw new CliError(`${ns} is not a namespace (reverse-DNS, lower case, e.g. org.example)`);
-  const store = openStore(opts.dataDir);
+  const { store } = await open(opts);
   try {
     const { token, record } = await issueToken(store, namespaces, opts.admin === true, new Date());
     if (opts.json)
@@ -110,8 +153,8 @@ export async function createToken(opts: { namespaces?: string; admin?: boolean; 
   }
 }
 
-export async function revokeToken(id: string, opts: { dataDir: string; json?: boolean }): Promise<void> {
-  const store = openStore(opts.dataDir);
+export async function revokeToken(id: string, opts: StoreOptions & { json?: boolean }): Promise<void> {
+  const { store } = await open(opts);
   try {
     const ok = await store.revokeToken(id, new Date().toISOString());
     if (!ok) throw new CliError(`no live token with id ${id}`);

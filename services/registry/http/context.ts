@@ -1,7 +1,7 @@
 /** What the route modules share: the store, the documents, the prover, the clock and the token check. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyFile } from '../../../core/keys.js';
-import type { IdempotencyStore } from '../../../platform/http/idempotency.js';
+import type { IdempotencyKeys } from '../../../platform/http/idempotency.js';
 import { ProblemError } from '../../../platform/http/problems.js';
 import type { Documents } from '../documents.js';
 import type { NamespaceProver } from '../proof/namespaces.js';
@@ -13,7 +13,7 @@ import '../../../platform/http/types.js';
 
 export interface RegistryContext {
   store: RegistryStore;
-  idempotency: IdempotencyStore;
+  idempotency: IdempotencyKeys;
   documents: Documents;
   prover: NamespaceProver;
   key: KeyFile;

@@ -22,9 +22,9 @@ t.test('entries are unique per name and version, searchable, and survive a reope
   const file = join(dir, 'r.db');
   const store = new SqliteRegistryStore(file);
   t.equal(store.db.pragma('journal_mode', { simple: true }), 'wal');
-  const rev0 = store.revision();
+  const rev0 = await store.revision();
   t.equal(await store.insertEntry(e('org.a/x', '1.0.0', { description: 'He said "100%" of_it' })), 'inserted');
-  t.ok(store.revision() > rev0, 'a change bumps the revision');
+  t.ok((await store.revision()) > rev0, 'a change bumps the revision');
   t.equal(await store.insertEntry(e('org.a/x', '1.0.0')), 'exists');
   t.equal(
     await store.insertEntries([
@@ -107,4 +107,24 @@ t.test('revoked tokens are not found, and a revoked admin token no longer counts
   t.equal(await store.hasAdminToken(), false);
   t.equal(await store.revokeToken('t1', '2026-11-20T14:00:00Z'), false, 'only once');
   t.equal(await store.revokeToken('nope', '2026-11-20T14:00:00Z'), false);
+});
+
+t.test('the SQLite file itself refuses to rewrite or remove a published entry or a recall', async (t) => {
+  const store = new SqliteRegistryStore(':memory:');
+  t.teardown(() => store.close());
+  await store.insertEntry(e('org.a/x', '1.0.0'));
+  await store.setStatus({ name: 'org.a/x', status: 'recalled', at: '2026-11-22T00:00:00Z' }, (_c, seq) => ({ seq }));
+  const refused = (sql: string, why: RegExp, label: string) => t.throws(() => store.db.exec(sql), why, label);
+  refused(
+    `UPDATE registry_entries SET doc = replace(doc, 'example.org/x', 'evil.example/x')`,
+    /immutable/,
+    'the artifact URL cannot change',
+  );
+  refused(`UPDATE registry_entries SET version = '9.9.9'`, /immutable/, 'nor the version');
+  refused('DELETE FROM registry_entries', /never removed/, 'an entry is never removed');
+  refused(`UPDATE registry_recalls SET doc = '{}'`, /signed recall/, 'a signed recall is never rewritten');
+  refused('DELETE FROM registry_recalls', /signed recall/, 'nor removed');
+  t.match(await store.versions('org.a/x'), [{ url: 'https://example.org/x', status: 'recalled' }]);
+  const back = await store.setStatus({ name: 'org.a/x', status: 'active', at: '2026-11-23T00:00:00Z' });
+  t.equal(back?.changed.length, 1, 'a status change is still allowed');
 });

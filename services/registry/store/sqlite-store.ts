@@ -52,6 +52,26 @@ const migrations = new MigrationRegistry().add(
       db.exec('ALTER TABLE registry_tokens ADD COLUMN revoked_at TEXT');
     },
   },
+  {
+    // The database itself refuses to rewrite a published entry (anything but its status) or to remove one, and
+    // to change a signed recall, whatever code runs against the file.
+    id: 'registry.3',
+    up(db) {
+      db.exec(`
+      CREATE TRIGGER registry_entries_immutable BEFORE UPDATE ON registry_entries
+      WHEN NEW.seq <> OLD.seq OR NEW.name <> OLD.name OR NEW.version <> OLD.version OR NEW.kind <> OLD.kind
+        OR NEW.namespace <> OLD.namespace
+        OR json_remove(NEW.doc, '$.status', '$."x-status"') <> json_remove(OLD.doc, '$.status', '$."x-status"')
+      BEGIN SELECT RAISE(ABORT, 'a published registry entry is immutable: only its status may change'); END;
+      CREATE TRIGGER registry_entries_no_delete BEFORE DELETE ON registry_entries
+      BEGIN SELECT RAISE(ABORT, 'registry entries are never removed; deleting one is a status change (a tombstone)'); END;
+      CREATE TRIGGER registry_recalls_no_update BEFORE UPDATE ON registry_recalls
+      BEGIN SELECT RAISE(ABORT, 'a signed recall is never changed or removed'); END;
+      CREATE TRIGGER registry_recalls_no_delete BEFORE DELETE ON registry_recalls
+      BEGIN SELECT RAISE(ABORT, 'a signed recall is never changed or removed'); END;
+    `);
+    },
+  },
 );
 
 /** The text `q` searches: name, description and tags, lower case. */
@@ -78,13 +98,16 @@ export class SqliteRegistryStore implements RegistryStore {
   private rev = 0;
   private readonly s;
 
+  /** Migrations applied when this store was opened. */
+  readonly applied: string[];
+
   /** `file` is a path, or `:memory:`. */
   constructor(file: string) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
-    migrations.migrate(this.db);
+    this.applied = migrations.migrate(this.db);
     const db = this.db;
     this.s = {
       insert: db.prepare(
@@ -301,7 +324,7 @@ export class SqliteRegistryStore implements RegistryStore {
     return this.s.tokenAdmin.get() !== undefined;
   }
 
-  revision(): number {
+  async revision(): Promise<number> {
     return this.rev;
   }
 

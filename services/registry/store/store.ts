@@ -68,8 +68,11 @@ export interface RegistryStore {
   revokeToken(id: string, at: string): Promise<boolean>;
   hasAdminToken(): Promise<boolean>;
 
-  /** Bumped on every change of entries, directory or recalls; documents are cached per revision. */
-  revision(): number;
+  /**
+   * Bumped on every change of entries, directory or recalls; documents are cached per revision. On a database
+   * shared by several processes it counts the changes of all of them.
+   */
+  revision(): Promise<number>;
   close(): Promise<void>;
 }
 
