@@ -46,6 +46,8 @@ export const problemCatalog = {
   'authorization-pending': { status: 400, title: 'Pairing not yet approved' },
   'pairing-expired': { status: 400, title: 'Pairing expired or already used' },
   'pairing-denied': { status: 403, title: 'Pairing was rejected' },
+  'host-not-allowed': { status: 403, title: 'Host name not allowed' },
+  'origin-not-allowed': { status: 403, title: 'Origin not allowed' },
   'internal-error': { status: 500, title: 'Internal error' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, ProblemType>;

@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Migration } from '../sqlite/migrations.js';
+import { RUNS_FIRST } from './host-guard.js';
 import { ProblemError } from './problems.js';
 import './types.js';
 
@@ -116,6 +117,11 @@ export interface BearerAuthOptions {
   tokens: TokenStore;
   /** Realm named in WWW-Authenticate (default "hearth"). */
   realm?: string;
+  /**
+   * URL of the RFC 9728 protected-resource metadata: added as `resource_metadata="…"` to the Bearer challenge
+   * of every 401 and 403 this app answers, so a client (an MCP client, say) finds how to get a token.
+   */
+  resourceMetadata?: (req: FastifyRequest) => string;
 }
 
 function bearerOf(header: string | undefined): string | undefined {
@@ -170,8 +176,24 @@ export function installBearerAuth(app: FastifyInstance, opts: BearerAuthOptions)
     route.config = { ...route.config, scopeCheck: 'preValidation' };
     const check = async (req: FastifyRequest) => checkScope(req, realm);
     const own = route.preValidation;
-    route.preValidation = own === undefined ? [check] : [check, ...(Array.isArray(own) ? own : [own])];
+    const list = own === undefined ? [] : Array.isArray(own) ? [...own] : [own];
+    // After the Host/Origin guard (host-guard.ts), before the route's own checks.
+    const at = list.findIndex((f) => !(f as unknown as Record<symbol, unknown>)[RUNS_FIRST]);
+    list.splice(at === -1 ? list.length : at, 0, check);
+    route.preValidation = list;
   });
+  const metadata = opts.resourceMetadata;
+  if (metadata) {
+    app.addHook('onSend', async (req, reply, payload) => {
+      if (reply.statusCode !== 401 && reply.statusCode !== 403) return payload;
+      const challenge = reply.getHeader('www-authenticate');
+      if (typeof challenge === 'string' && /^Bearer\b/i.test(challenge) && !challenge.includes('resource_metadata='))
+        reply.header('www-authenticate', `${challenge}, resource_metadata="${metadata(req)}"`);
+      else if (challenge === undefined && reply.statusCode === 401)
+        reply.header('www-authenticate', `Bearer realm="${realm}", resource_metadata="${metadata(req)}"`);
+      return payload;
+    });
+  }
   app.addHook('onRequest', async (req) => {
     const presented = bearerOf(req.headers.authorization);
     req.principal = presented ? opts.tokens.verify(presented) : null;

@@ -10,6 +10,8 @@ declare module 'fastify' {
     idempotency?: 'required' | 'optional';
     /** Set by `installBearerAuth` on WebSocket routes: the scope is checked in `preValidation`, not `onRequest`. */
     scopeCheck?: 'preValidation';
+    /** Set by `installHostGuard` on WebSocket routes: Host and Origin are checked in `preValidation`. */
+    hostCheck?: 'preValidation';
   }
   interface FastifyRequest {
     /** The authenticated caller, when a valid bearer token came with the request. */

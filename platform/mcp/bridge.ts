@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ProblemError } from '../http/problems.js';
 
 type McpHandler = ReturnType<typeof createMcpHandler>;
 /** What the SDK's handler takes besides the request (the principal's `authInfo`, for one). */
@@ -24,7 +25,13 @@ export async function serveMcp(
     if (typeof v === 'string') headers.set(k, v);
     else if (Array.isArray(v)) headers.set(k, v.join(', '));
   }
-  const url = `http://${req.headers.host ?? 'localhost'}${req.url}`;
+  let url: string;
+  try {
+    url = new URL(`http://${req.headers.host ?? 'localhost'}${req.url}`).href;
+  } catch {
+    // A Host no URL can carry is the client's mistake: 400, never a 500 from deep inside the SDK.
+    throw new ProblemError('bad-request', 'the Host header is malformed');
+  }
   const hasBody = req.method === 'POST' && req.body !== undefined;
   const request = new Request(url, { method: req.method, headers, ...(hasBody ? { body: JSON.stringify(req.body) } : {}) });
   const response = await handler.fetch(request, { ...options, ...(hasBody ? { parsedBody: req.body } : {}) });

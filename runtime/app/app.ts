@@ -11,6 +11,7 @@ import { acceleratedClock, ManualClock, systemClock } from '../../drivers/clock.
 import { createRig, loadRigConfig, type RigConfig } from '../../drivers/rig.js';
 import type { Clock } from '../../drivers/types.js';
 import { createHttpApp } from '../../platform/http/app.js';
+import { installHostGuard } from '../../platform/http/host-guard.js';
 import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
 import { ConfigError, type HearthConfig } from '../config/config.js';
 import { type DeviceConfig, loadDevice } from '../config/device.js';
@@ -33,6 +34,14 @@ export interface AppOptions {
   supervisor?: Pick<SupervisorContext, 'sampleMs' | 'leaseMs' | 'watchdogStallMs'>;
   /** Executor tick in clock ms (default 500). */
   tickMs?: number;
+}
+
+/** The configured names plus the listen address and the public URL's host (when they name one). */
+function hostsOf(config: HearthConfig): string[] {
+  const out = [...(config.allowedHosts ?? [])];
+  if (config.host !== '0.0.0.0' && config.host !== '::') out.push(config.host);
+  if (config.publicUrl) out.push(new URL(config.publicUrl).hostname);
+  return out;
 }
 
 function clockFor(config: HearthConfig, simulated: boolean): { clock: Clock; manual?: ManualClock } {
@@ -120,6 +129,8 @@ export class App {
       baseUrl: () => '',
     } as Partial<AppContext> as AppContext;
     ctx.http = createHttpApp({ baseUrl: () => ctx.baseUrl(), loggerInstance: log.child({ component: 'http' }) });
+    // First hook of all: a page on another name (DNS rebinding) learns nothing, not even whether a token is needed.
+    installHostGuard(ctx.http, { allowedHosts: hostsOf(config) });
     const app = new App(ctx);
     app.features.push(coreFeature({ simulated, tickMs: opts.tickMs }));
     return app;

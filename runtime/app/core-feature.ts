@@ -8,7 +8,9 @@ import { IdempotencyStore, idempotencyMigration, installIdempotency } from '../.
 import type { Migration } from '../../platform/sqlite/migrations.js';
 import { Executor } from '../executor/executor.js';
 import { registerCoreRoutes } from '../http/core-routes.js';
+import { PROTECTED_RESOURCE_PATH, registerProtectedResourceMetadata } from '../http/resource-metadata.js';
 import { registerSimRoutes } from '../http/sim-routes.js';
+import { SCOPES } from '../hub/types.js';
 import { executionsMigration } from '../store/executions.js';
 import { incidentsMigration, recallsMigration } from '../store/recalls.js';
 import type { AppContext, Feature } from './context.js';
@@ -31,7 +33,8 @@ export function coreFeature(opts: { simulated: boolean; tickMs?: number }): Feat
       ctx.tokens = new TokenStore(ctx.db, Date.now);
       ctx.idempotency = new IdempotencyStore(ctx.db, { now: Date.now });
       ctx.idempotency.clearInFlight();
-      installBearerAuth(ctx.http, { tokens: ctx.tokens });
+      installBearerAuth(ctx.http, { tokens: ctx.tokens, resourceMetadata: () => `${ctx.baseUrl()}${PROTECTED_RESOURCE_PATH}` });
+      registerProtectedResourceMetadata(ctx.http, () => ctx.baseUrl(), SCOPES);
       installIdempotency(ctx.http, { store: ctx.idempotency });
       ctx.executor = new Executor({
         db: ctx.db,

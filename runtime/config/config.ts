@@ -48,6 +48,11 @@ export interface HearthConfig extends EventsConfig {
   trust?: string;
   /** Seconds between scheduled syncs (default 900, ±10 % jitter). */
   syncInterval: number;
+  /**
+   * Host names and addresses the HTTP server answers to besides localhost, this machine's names and addresses
+   * and the public URL's host (DNS-rebinding protection, platform/http/host-guard.ts); `*` turns the check off.
+   */
+  allowedHosts?: string[];
   /** Faults scheduled on the simulated rig (`--fault oil-open-at=60s`; runtime/config/faults.ts). */
   faults?: FaultSpec[];
 }
@@ -78,6 +83,11 @@ export const configSchema = {
     index: { type: 'array', maxItems: 10, items: { type: 'string', pattern: '^https?://[^\\s]+$' } },
     trust: { type: 'string', minLength: 1 },
     syncInterval: { type: 'integer', minimum: 1, maximum: 604800 },
+    allowedHosts: {
+      type: 'array',
+      maxItems: 50,
+      items: { type: 'string', pattern: '^(\\*|\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9][A-Za-z0-9.-]{0,252})$' },
+    },
     faults: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 120 } },
     ...eventsConfigSchema,
   },
@@ -93,6 +103,8 @@ function describe(errors: ErrorObject[] | null | undefined): string {
   if (e.instancePath === '/syncInterval') return '/syncInterval must be a duration like 900, 30s, 15m or 1h (1 s to 7 days)';
   if (e.instancePath === '/kitchenId') return '/kitchenId must be 1-64 letters, digits, - or _ (it is an MQTT topic level)';
   if (e.instancePath === '/mqttUrl') return '/mqttUrl must be a broker URL like mqtt://host:1883 (mqtt, mqtts, ws or wss)';
+  if (e.instancePath.startsWith('/allowedHosts/'))
+    return `${e.instancePath} must be a host name, an IPv4 address, an IPv6 address in brackets, or *`;
   if (e.instancePath === '/simSpeed') return '/simSpeed must be a number above 0 (at most 10000) or "manual"';
   const extra = e.keyword === 'enum' ? ` (${(params.allowedValues as string[]).join(', ')})` : '';
   return `${e.instancePath || '/'} ${e.message}${extra}`;
@@ -177,6 +189,7 @@ export interface CliOptions {
   mqttWsPort?: string;
   mqttUrl?: string;
   mqttUsername?: string;
+  allowedHosts?: string;
 }
 
 /** `900`, `30s`, `15m`, `1h` → seconds; anything else is returned as given (the schema then names it). */
@@ -196,6 +209,11 @@ function cliValues(o: CliOptions): Record<string, unknown> {
     if (o[k] !== undefined) v[k] = o[k];
   if (o.syncInterval !== undefined) v.syncInterval = durationSeconds(o.syncInterval);
   if (o.fault !== undefined) v.faults = o.fault;
+  if (o.allowedHosts !== undefined)
+    v.allowedHosts = o.allowedHosts
+      .split(',')
+      .map((h) => h.trim())
+      .filter((h) => h !== '');
   for (const k of ['mqttPort', 'mqttWsPort'] as const) if (o[k] !== undefined) v[k] = /^[0-9]+$/.test(o[k]) ? Number(o[k]) : o[k];
   for (const k of ['kitchenId', 'mqttUrl', 'mqttUsername'] as const) if (o[k] !== undefined) v[k] = o[k];
   return v;

@@ -220,6 +220,9 @@ const ROWS: Row[] = [
   { method: 'GET', route: '/svc/v1/mcp', need: 'token', ok: 405, headers: { accept: 'text/event-stream' } },
   { method: 'DELETE', route: '/svc/v1/mcp', need: 'token', ok: 405 },
   { method: 'GET', route: '/.well-known/agent-card.json', need: 'token', ok: 200 },
+  // RFC 9728 metadata: public, it says how to get a token.
+  { method: 'GET', route: '/.well-known/oauth-protected-resource', need: 'none', ok: 200 },
+  { method: 'GET', route: '/.well-known/oauth-protected-resource/svc/v1/mcp', need: 'none', ok: 200 },
 ];
 
 /** The spec's tool table (§4.7): null = any valid token ("none" on the hub, "any" for the e-stop). */

@@ -244,6 +244,25 @@ t.test('with allowed hosts, /v1/mcp refuses a foreign Host or Origin (DNS rebind
     req.end(body);
   });
   t.equal(status, 403, 'foreign Host');
+  // Without an allow-list (an index listening on every interface) a malformed Host is still a 400 problem.
+  const open = await start(t);
+  const openPort = new URL(open).port;
+  const malformed = await new Promise<{ status?: number; type?: string }>((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: openPort, path: '/v1/mcp', method: 'POST', headers: { ...headers, host: 'evil example' }, setHost: false },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => {
+          text += c.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode, type: (JSON.parse(text) as { type?: string }).type }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+  t.equal(malformed.status, 400, 'malformed Host: 400, not 500');
+  t.match(malformed.type, /\/errors\/bad-request$/);
   const client = new Client({ name: 'index-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/v1/mcp`)));
   t.teardown(() => client.close());

@@ -16,6 +16,10 @@ export const registerStart: RegisterCommand = (program) => {
       .option('--device <file>', 'capabilities document (default examples/devices/demo-fryer-robot.json)')
       .option('--limits <file>', "the device's own SafetyLimits (default examples/limits/demo-fryer.limits.json)")
       .option('--public-url <url>', 'public base URL (default http://HOST:PORT)')
+      .option(
+        '--allowed-hosts <names>',
+        'comma-separated host names and addresses the hub answers to besides localhost, this machine and the public URL (DNS rebinding); * turns the check off',
+      )
       .option('--log-level <level>', 'silent, error, warn, info or debug (default info)')
       .option(
         '--index <url>',
