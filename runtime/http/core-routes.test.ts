@@ -28,7 +28,11 @@ t.test('tokens: start needs cook, status needs read, open routes need none', asy
   t.teardown(() => h.close());
   const none = await startKoshari(h, newKey(), {}, {});
   t.equal(none.statusCode, 401);
-  t.equal(none.headers['www-authenticate'], 'Bearer realm="hearth"');
+  t.equal(
+    none.headers['www-authenticate'],
+    `Bearer realm="hearth", resource_metadata="${h.app.baseUrl}/.well-known/oauth-protected-resource"`,
+    'the challenge points at the RFC 9728 metadata',
+  );
   t.match(none.json(), { type: `${h.app.baseUrl}/errors/unauthorized`, status: 401 });
   const reader = h.app.ctx.tokens.create({ scopes: ['read'] }).token;
   const wrong = await startKoshari(h, newKey(), {}, { authorization: `Bearer ${reader}` });
