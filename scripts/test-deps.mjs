@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Makes sure the real third-party peers the tests talk to are on this machine: Debian's mosquitto and
 // mosquitto-clients (an MQTT 5 broker and client), socat (pty pairs for serial tests), chromium
-// (browser tests) and postgresql (the registry's PostgreSQL store; tests make a throwaway cluster). Installs what is missing with apt-get when it can (root, or passwordless sudo);
+// (browser tests), python3 (its http.server hosts a built index) and postgresql (the registry's PostgreSQL store; tests make a throwaway cluster). Installs what is missing with apt-get when it can (root, or passwordless sudo);
 // otherwise stops with one line naming the packages to install. Does nothing when all are present.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -14,6 +14,8 @@ const needs = [
   // the unit's `systemd-analyze verify` test and sd_notify (systemd/, runtime/app/sd-notify.ts)
   { bin: 'systemd-analyze', pkg: 'systemd' },
   { bin: 'systemd-notify', pkg: 'systemd' },
+  // a web server that is not Hearth, serving a built index (runtime/sync/plain-host.test.ts)
+  { bin: 'python3', pkg: 'python3' },
   // Debian keeps initdb and pg_ctl in /usr/lib/postgresql/<major>/bin, off PATH (test-support/postgres.ts)
   { bin: 'initdb', pkg: 'postgresql', found: () => debianPostgres() },
 ];
