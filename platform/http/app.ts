@@ -2,11 +2,12 @@
  * `createHttpApp`: a Fastify instance with the platform's conventions already in place: problem documents for
  * every error, the strict JSON parser with a body limit, strict body validation, and bad URLs answered 400.
  */
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import { problem } from '../../core/problems.js';
 import { DEFAULT_BODY_LIMIT, installJsonParser } from './json.js';
 import { type BaseUrl, baseOf, installProblems, PROBLEM_JSON } from './problems.js';
 import { createValidatorCompiler } from './validation.js';
+import { installWireChecks, problemClientError } from './wire.js';
 
 export interface HttpAppOptions {
   /** Public base URL of the surface; problem `type`s are `{baseUrl}/errors/<slug>`. */
@@ -27,6 +28,10 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     bodyLimit,
     logController: new LogController({ disableRequestLogging: opts.disableRequestLogging ?? true }),
     return503OnClosing: true,
+    // Node's parser-level refusals (bad request line, header overflow, timeout) as problem documents (wire.ts).
+    clientErrorHandler: problemClientError(() => baseOf(opts.baseUrl, { headers: {} } as FastifyRequest)),
+    // A request without Host reaches fastify, which answers a problem document (Node's own 400 has no body).
+    http: { requireHostHeader: false },
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
     frameworkErrors: (err, req, reply) => {
@@ -39,6 +44,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   }) as unknown as FastifyInstance;
   app.setValidatorCompiler(createValidatorCompiler());
   installProblems(app, { baseUrl: opts.baseUrl });
+  installWireChecks(app);
   installJsonParser(app, { bodyLimit });
   return app;
 }

@@ -1,6 +1,7 @@
 /** What the route modules share: the store, the documents, the prover, the clock and the token check. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyFile } from '../../../core/keys.js';
+import { problem } from '../../../core/problems.js';
 import type { IdempotencyKeys } from '../../../platform/http/idempotency.js';
 import { ProblemError } from '../../../platform/http/problems.js';
 import type { Documents } from '../documents.js';
@@ -99,4 +100,21 @@ export async function sendDocument(
   const inm = req.headers['if-none-match'];
   if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === doc.etag)) return reply.code(304).send();
   return reply.type('application/json').send(doc.body);
+}
+
+/**
+ * A refused publish (422): the spec's ValidationResult (`valid: false`, `issues`) inside an RFC 9457 problem
+ * document of type `validation-failed`, so the body is both what the spec names and a problem like every error.
+ */
+export function sendInvalid(
+  ctx: RegistryContext,
+  reply: FastifyReply,
+  result: { valid: boolean; issues: { code: string; path: string; message: string }[] },
+): FastifyReply {
+  const first = result.issues[0];
+  const doc = problem(ctx.registry, 'validation-failed', first ? `${first.path || '/'}: ${first.message}` : 'the entry is not valid');
+  return reply
+    .code(422)
+    .type('application/problem+json')
+    .send({ ...doc, ...result });
 }

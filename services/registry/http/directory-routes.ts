@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DirectoryEntry, ProofMethod } from '../types.js';
 import { directoryNamespace, validateDirectoryEntry } from '../validate.js';
-import { checkContext, type RegistryContext, requireToken, sendDocument, tokenFor, tokenOf } from './context.js';
+import { checkContext, type RegistryContext, requireToken, sendDocument, sendInvalid, tokenFor, tokenOf } from './context.js';
 
 const DIRECTORY_METHOD: Record<ProofMethod, string> = { dns_txt: 'dns_txt', http_well_known: 'well_known', github_oidc: 'code_host_oidc' };
 
@@ -14,7 +14,7 @@ export function registerDirectoryRoutes(app: FastifyInstance, ctx: RegistryConte
   app.post('/v1/directory/publish', { onRequest: requireToken(ctx), config: { idempotency: 'required' } }, async (req, reply) => {
     const token = tokenFor(req);
     const result = await validateDirectoryEntry(req.body, checkContext(ctx, token));
-    if (!result.valid) return reply.code(422).send(result);
+    if (!result.valid) return sendInvalid(ctx, reply, result);
     const doc = req.body as DirectoryEntry;
     const now = ctx.now().toISOString();
     const existing = await ctx.store.getDirectoryEntry(doc.id);

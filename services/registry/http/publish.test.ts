@@ -49,12 +49,12 @@ t.test('publish: auth, idempotency, validation, conflicts, body limits', async (
 
   const other = await h.call('POST', '/v1/registry/publish', { body: entry('org.other/pack', '1.0.0'), token, key: idemKey() });
   t.equal(other.status, 422);
-  t.same(other.body, {
-    valid: false,
-    issues: [
-      { code: 'namespace_unproven', path: '/name', message: 'the publish token does not cover the namespace org.other; prove it first' },
-    ],
-  });
+  t.match(other.headers.get('content-type'), /^application\/problem\+json/, 'a refused publish is a problem document');
+  t.match(other.body, { type: `${h.url}/errors/validation-failed`, status: 422, title: 'Request failed validation' });
+  t.same(other.body.issues, [
+    { code: 'namespace_unproven', path: '/name', message: 'the publish token does not cover the namespace org.other; prove it first' },
+  ]);
+  t.same(other.body.valid, false);
 
   const bad = await h.call('POST', '/v1/registry/publish', {
     body: {
@@ -91,7 +91,11 @@ t.test('publish: auth, idempotency, validation, conflicts, body limits', async (
   t.match(huge.body, { type: /payload-too-large$/ });
   const notObject = await h.call('POST', '/v1/registry/publish', { body: [1, 2], token, key: idemKey() });
   t.equal(notObject.status, 422);
-  t.same(notObject.body, { valid: false, issues: [{ code: 'schema', path: '', message: 'a registry entry must be a JSON object' }] });
+  t.match(notObject.body, {
+    type: /\/errors\/validation-failed$/,
+    valid: false,
+    issues: [{ code: 'schema', path: '', message: 'a registry entry must be a JSON object' }],
+  });
 
   const doc = await h.call('GET', '/v1/registry.json');
   t.equal(doc.body.entries.length, 1);

@@ -5,7 +5,7 @@ import { ProblemError } from '../../../platform/http/problems.js';
 import { recallDocument } from '../documents.js';
 import { ENTRY_STATUSES, type EntryStatus, type RegistryEntry, type SearchQuery } from '../types.js';
 import { namespaceCovered, namespaceOf, type RecipeRef, validateRegistryEntry } from '../validate.js';
-import { checkContext, objectBody, type RegistryContext, requireToken, sendDocument, tokenFor, tokenOf } from './context.js';
+import { checkContext, objectBody, type RegistryContext, requireToken, sendDocument, sendInvalid, tokenFor, tokenOf } from './context.js';
 
 export const DEFAULT_SEARCH_LIMIT = 100;
 export const MAX_SEARCH_LIMIT = 1000;
@@ -101,7 +101,7 @@ export function registerRegistryRoutes(app: FastifyInstance, ctx: RegistryContex
     const token = tokenFor(req);
     const found: { recipes?: RecipeRef[] } = {};
     const result = await validateRegistryEntry(req.body, checkContext(ctx, token, { skipDuplicate: true }), found);
-    if (!result.valid) return reply.code(422).send(result);
+    if (!result.valid) return sendInvalid(ctx, reply, result);
     const doc = req.body as Record<string, unknown>;
     const name = doc.name as string;
     const now = ctx.now().toISOString();
