@@ -7,7 +7,8 @@
  * 1. `malformed`: not an object with principal, agent, scopes and expires;
  * 2. `bad_signature`: the signature (semantics §1, kind `AgentMandate`) does not verify against the known
  *    principal keys (unsigned, unknown key, revoked, tampered: `signatureReason` says which);
- * 3. `wrong_principal`: the signing key belongs to someone other than `principal`;
+ * 3. `wrong_principal`: the signing key belongs to someone other than `principal`; a key revoked by now
+ *    voids every mandate it signed (`bad_signature`, `key_revoked`), earlier ones too;
  * 4. `wrong_agent`: the mandate names another agent than the one presenting it;
  * 5. `expired`: `expires` is not after now (or is unreadable), or it was signed in the future;
  * 6. `scope`: the action's scope is not among `scopes`;
@@ -132,6 +133,13 @@ export function verifyMandate(doc: unknown, keys: readonly KeyRecord[], action: 
       'wrong_principal',
       `the mandate names principal ${JSON.stringify(m.principal)} but is signed by ${JSON.stringify(key?.actor ?? kid)}`,
     );
+  // Semantics §1 keeps signatures made before a revocation valid; a mandate is standing consent, so revoking the
+  // principal's key withdraws every mandate it signed.
+  if (key.revokedAt !== undefined) {
+    const revoked = parseRfc3339(key.revokedAt);
+    if (!revoked || revoked.epochMicros <= action.now.getTime() * 1000)
+      return fail('bad_signature', `the principal's key ${JSON.stringify(kid)} is revoked`, 'key_revoked');
+  }
   if (!action.agent.includes(m.agent))
     return fail('wrong_agent', `the mandate is for agent ${JSON.stringify(m.agent)}, not the one presenting it`);
   const expires = parseRfc3339(m.expires);

@@ -20,6 +20,7 @@ import type { DeviceConfig } from '../config/device.js';
 import type { RecipeCatalog } from '../config/recipes.js';
 import type { EventBus } from '../events/bus.js';
 import type { Executor } from '../executor/executor.js';
+import type { PrincipalKeyStore } from '../store/principal-keys.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 
 export interface AppContext {
@@ -42,6 +43,8 @@ export interface AppContext {
   /** Available once the core feature has started (after migrations). */
   tokens: TokenStore;
   idempotency: IdempotencyStore;
+  /** Ed25519 keys of the principals agents act for (mandates verify against them). */
+  principalKeys: PrincipalKeyStore;
   executor: Executor;
 }
 

@@ -12,6 +12,7 @@ import { PROTECTED_RESOURCE_PATH, registerProtectedResourceMetadata } from '../h
 import { registerSimRoutes } from '../http/sim-routes.js';
 import { SCOPES } from '../hub/types.js';
 import { executionsMigration } from '../store/executions.js';
+import { PrincipalKeyStore, principalKeysMigration } from '../store/principal-keys.js';
 import { incidentsMigration, recallsMigration } from '../store/recalls.js';
 import type { AppContext, Feature } from './context.js';
 
@@ -21,6 +22,7 @@ export const coreMigrations: Migration[] = [
   executionsMigration,
   recallsMigration,
   incidentsMigration,
+  principalKeysMigration,
 ];
 
 export function coreFeature(opts: { simulated: boolean; tickMs?: number }): Feature {
@@ -33,6 +35,7 @@ export function coreFeature(opts: { simulated: boolean; tickMs?: number }): Feat
       ctx.tokens = new TokenStore(ctx.db, Date.now);
       ctx.idempotency = new IdempotencyStore(ctx.db, { now: Date.now });
       ctx.idempotency.clearInFlight();
+      ctx.principalKeys = new PrincipalKeyStore(ctx.db);
       installBearerAuth(ctx.http, { tokens: ctx.tokens, resourceMetadata: () => `${ctx.baseUrl()}${PROTECTED_RESOURCE_PATH}` });
       registerProtectedResourceMetadata(ctx.http, () => ctx.baseUrl(), SCOPES);
       installIdempotency(ctx.http, { store: ctx.idempotency });
@@ -47,6 +50,7 @@ export function coreFeature(opts: { simulated: boolean; tickMs?: number }): Feat
         simulated: opts.simulated,
         tickMs: opts.tickMs,
         log: ctx.log.child({ component: 'executor' }),
+        mandateKeys: () => ctx.principalKeys.list(),
       });
       const recovered = await ctx.executor.open();
       if (recovered > 0) ctx.log.warn({ recovered }, 'stopped executions left active by the previous process');

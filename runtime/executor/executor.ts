@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
+import type { KeyRecord } from '../../core/keys.js';
 import type { Clock, Rig, TemperatureReading } from '../../drivers/types.js';
 import type { Principal } from '../../platform/http/auth.js';
 import type { DeviceConfig } from '../config/device.js';
@@ -33,6 +34,8 @@ export interface ExecutorDeps {
   /** Tick period in clock ms (default 500). */
   tickMs?: number;
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+  /** Principal keys that agent mandates must be signed with (default: none, so every mandate is refused). */
+  mandateKeys?: () => readonly KeyRecord[];
 }
 
 export type StartResult = { kind: 'unknown_recipe'; recipe: string } | { kind: 'status'; status: ExecutionStatus };
@@ -191,6 +194,8 @@ export class Executor {
       busyWith: this.active?.id,
       latched: this.latchedMessage(),
       now: new Date(now),
+      mandateKeys: req.mandate ? (this.d.mandateKeys?.() ?? []) : [],
+      wallNow: new Date(),
     });
     if (check.kind === 'unknown_recipe') return { kind: 'unknown_recipe', recipe: recipeId };
     const id = `ex-${randomUUID()}`;

@@ -4,6 +4,8 @@
  * presence of a person; last, one execution at a time (`busy`). The first failure is the refusal.
  */
 
+import type { KeyRecord } from '../../core/keys.js';
+import { verifyMandate } from '../../core/mandate.js';
 import type { Principal } from '../../platform/http/auth.js';
 import { dryRun } from '../../safety/dry-run.js';
 import type { Capabilities, PlanItem, Refusal, SafetyLimits } from '../../safety/types.js';
@@ -23,7 +25,14 @@ export interface StartCheckInput {
   /** A latched safety stop (the supervisor's trip message): nothing may heat until a person resets it. */
   latched?: string;
   now: Date;
+  /** The principal keys a mandate must be signed with (runtime/store/principal-keys.ts). */
+  mandateKeys: readonly KeyRecord[];
+  /** Wall-clock time for a mandate's expiry (the device clock may be simulated). */
+  wallNow: Date;
 }
+
+/** The extension field a principal signs to acknowledge a recipe's allergens for an agent's start. */
+export const MANDATE_ALLERGEN_ACK = 'x-acknowledgedAllergens';
 
 export type StartCheckResult =
   | { kind: 'unknown_recipe' }
@@ -72,10 +81,21 @@ export function startChecks(i: StartCheckInput): StartCheckResult {
   const m = i.req.mandate;
   if (i.principal?.kind === 'agent' && !m) return refuse('not_authorized', 'an agent must present the mandate it acts under');
   if (m) {
-    if (!Array.isArray(m.scopes) || !m.scopes.includes('start_cooking'))
-      return refuse('mandate_scope', 'the mandate does not include start_cooking');
-    const expires = Date.parse(m.expires);
-    if (!Number.isFinite(expires) || expires <= i.now.getTime()) return refuse('mandate_scope', 'the mandate has expired');
+    // A mandate is a document the principal signed, never the requester's say-so: signature by a registered key
+    // of that principal, the presenting agent, expiry and scope (core/mandate.ts).
+    const p = i.principal;
+    const r = verifyMandate(m, i.mandateKeys, { scope: 'start_cooking', agent: p ? [p.id, p.name] : [], now: i.wallNow });
+    if (!r.ok) return refuse('mandate_scope', `mandate refused (${r.reason}): ${r.detail}`);
+    // The person acknowledges the recipe's allergens, as a session's confirmation would have them do.
+    const acked = new Set(
+      (Array.isArray(m[MANDATE_ALLERGEN_ACK]) ? (m[MANDATE_ALLERGEN_ACK] as unknown[]) : []).map((a) => String(a).toLowerCase()),
+    );
+    const unacked = [...recipeAllergens(recipe.doc)].filter((a) => !acked.has(a));
+    if (unacked.length > 0)
+      return refuse(
+        'mandate_scope',
+        `the principal has not acknowledged the allergens ${unacked.join(', ')} (${MANDATE_ALLERGEN_ACK} in the mandate); a person must confirm a session instead`,
+      );
   }
   if (i.req.allergenBlocks && i.req.allergenBlocks.length > 0) {
     const has = recipeAllergens(recipe.doc);

@@ -12,6 +12,7 @@ import { registerAgentCard } from './agent-card.js';
 import { cachedHubCatalog } from './catalog.js';
 import { KitchenService } from './kitchen.js';
 import { registerKitchenRoutes } from './kitchen-routes.js';
+import { registerPrincipalKeyRoutes } from './principal-key-routes.js';
 import { registerSessionRoutes } from './routes.js';
 import { registerSafetyRoutes, type SafetyDeps } from './safety-routes.js';
 import { SessionService } from './sessions.js';
@@ -51,6 +52,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       registerKitchenRoutes(ctx.http, kitchen);
       registerSafetyRoutes(ctx.http, safety);
       registerPairingRoutes(ctx.http, pairing, SCOPES);
+      registerPrincipalKeyRoutes(ctx.http, ctx.principalKeys);
       registerAgentCard(ctx.http, () => ctx.baseUrl());
       const deps: HubMcpDeps = {
         sessions,

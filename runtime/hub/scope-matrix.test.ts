@@ -2,8 +2,10 @@
  * Every hub route and every hub MCP tool against a token of every scope (and no token): 401, 403 or success.
  * One table drives it; a test fails when a registered `/svc/v1` route is missing from the table.
  */
+
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t from 'tap';
+import { generateKeyFile, publicRecord } from '../../core/keys.js';
 import { TOOL_SCOPES } from '../mcp/tools.js';
 import { FRY_RECIPE, startHub, type TestHub } from './test-helpers.js';
 import { SCOPES, type Session } from './types.js';
@@ -25,6 +27,9 @@ interface Row {
 
 const SERVE_AT = '2026-06-01T19:00:00Z';
 const sessionBody = { recipes: [{ recipeId: FRY_RECIPE }], serveAt: SERVE_AT, mode: 'assisted' };
+let keyCount = 0;
+/** A fresh principal's public key record. */
+const principalKey = () => publicRecord(generateKeyFile({ kid: `matrix-${++keyCount}`, actor: `person-${keyCount}` }));
 const human = { id: 'tok_matrix', name: 'matrix person', kind: 'human' as const, scopes: ['cook'] };
 const agent = { id: 'tok_matrix_agent', name: 'matrix agent', kind: 'agent' as const, scopes: ['cook'] };
 
@@ -191,6 +196,15 @@ const ROWS: Row[] = [
     },
   },
   { method: 'GET', route: '/svc/v1/pair/requests', need: 'admin', ok: 200 },
+  { method: 'GET', route: '/svc/v1/principal-keys', need: 'admin', ok: 200 },
+  { method: 'POST', route: '/svc/v1/principal-keys', need: 'admin', ok: 201, setup: () => ({ body: principalKey() }) },
+  {
+    method: 'POST',
+    route: '/svc/v1/principal-keys/:kid/revoke',
+    need: 'admin',
+    ok: 200,
+    setup: (h) => ({ path: `/svc/v1/principal-keys/${h.app.ctx.principalKeys.add(principalKey(), 'matrix').kid}/revoke`, body: {} }),
+  },
   ...(['approve', 'reject'] as const).map(
     (a): Row => ({
       method: 'POST',
@@ -312,6 +326,7 @@ t.test('agents: routes that need a person answer 403 not-human-approver', async 
     ['POST', `/svc/v1/orders/${order.id}/approve`, undefined],
     ['POST', `/svc/v1/tasks/${confirmTask(h)}/respond`, { answer: 'yes' }],
     ['POST', '/svc/v1/safety/reset', {}],
+    ['POST', '/svc/v1/principal-keys', principalKey()],
     ['POST', `/svc/v1/pair/requests/${h.hub.pairing.start({ name: 'x', kind: 'agent', scopes: ['read'] }).userCode}/approve`, {}],
   ];
   for (const [method, path, body] of cases) {

@@ -7,6 +7,7 @@ import { registerCatalog } from './catalog.js';
 import { registerConformance } from './conformance.js';
 import { registerDocuments } from './documents.js';
 import { registerIndex } from './index-cmd.js';
+import { registerMandate } from './mandate.js';
 import { registerPair } from './pair.js';
 import { registerRegistry } from './registry.js';
 import { registerRig } from './rig.js';
@@ -20,6 +21,7 @@ export const commands: RegisterCommand[] = [
   registerStart,
   registerToken,
   registerPair,
+  registerMandate,
   registerIndex,
   registerCatalog,
   registerConformance,
