@@ -172,7 +172,8 @@ function checkParams(node: ProcessNode, env: Envelope | undefined, sets: SafetyL
   return { targetC: temps.target, maxC: maxes.length > 0 ? Math.min(...maxes) : undefined };
 }
 
-function stepDuration(node: ProcessNode): number | undefined {
+/** A step's planned seconds: until.minTime, else params.durationS, else params.time (undefined when none). */
+export function stepDuration(node: ProcessNode): number | undefined {
   const fromUntil = durationSeconds(node.until?.minTime);
   if (fromUntil !== undefined) return fromUntil;
   const p = node.params ?? {};

@@ -6,6 +6,7 @@
  */
 import type { AppContext } from '../app/context.js';
 import type { ExecutionStatus } from '../executor/types.js';
+import { type CookingView, cookingView, type SensorLimit, sensorLimits } from './cooking.js';
 
 export interface SessionsSource {
   sessions: { list(limit?: number): Array<{ id: string; state: string; recipes: unknown[]; serveAt: string; current?: number }> };
@@ -18,7 +19,7 @@ export type DashboardMessage =
   | { type: 'telemetry'; sensor: string; tempC: number | null; fault?: string; at: string }
   | { type: 'heater'; heater: string; power: number; at: string }
   | { type: 'safety'; safety: SafetyView }
-  | { type: 'execution'; execution: ExecutionStatus | null }
+  | { type: 'execution'; execution: ExecutionStatus | null; cooking: CookingView | null; limits: Record<string, SensorLimit> }
   | { type: 'sessions'; sessions: unknown[]; tasks: unknown[] };
 
 export interface SafetyView {
@@ -56,7 +57,9 @@ export class DashboardModel {
       bus.on('safety', () => this.send({ type: 'safety', safety: this.safety() })),
       bus.on('execution.state', (e) => {
         this.lastExecution = e.executionId;
-        this.send({ type: 'execution', execution: this.execution() });
+        if (this.listeners.size === 0) return;
+        const execution = this.execution();
+        this.send({ type: 'execution', execution, cooking: cookingView(this.ctx, execution), limits: sensorLimits(this.ctx, execution) });
       }),
       bus.on('session.updated', () => this.sendSessions()),
       bus.on('task.updated', () => this.sendSessions()),
@@ -79,6 +82,7 @@ export class DashboardModel {
 
   snapshot() {
     const { rig } = this.ctx;
+    const execution = this.execution();
     return {
       device: { vendor: this.ctx.device.vendor, model: this.ctx.device.model },
       now: new Date(this.ctx.clock.now()).toISOString(),
@@ -92,7 +96,9 @@ export class DashboardModel {
       })),
       heaters: [...rig.heaters.values()].map((h) => ({ id: h.id, medium: h.medium, power: h.power })),
       safety: this.safety(),
-      execution: this.execution(),
+      execution,
+      cooking: cookingView(this.ctx, execution),
+      limits: sensorLimits(this.ctx, execution),
       ...this.sessionLists(),
     };
   }

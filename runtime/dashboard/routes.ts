@@ -27,6 +27,8 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   '/dashboard/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/dashboard/plot.js': { file: 'plot.js', type: 'text/javascript; charset=utf-8' },
   '/dashboard/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
+  '/dashboard/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
+  '/favicon.ico': { file: 'favicon.svg', type: 'image/svg+xml' },
 };
 
 const SECURITY_HEADERS = {
