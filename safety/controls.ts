@@ -19,6 +19,9 @@ export const SAFETY_CONTROLS = [
   'heater-lease',
   'loop-watchdog',
   'off-polarity',
+  'safe-off-at-start',
+  'data-dir-lock',
+  'sd-watchdog-health',
 ] as const;
 
 export type SafetyControl = (typeof SAFETY_CONTROLS)[number];

@@ -46,6 +46,9 @@ t.test('the unit has the settings Hearth relies on', async (t) => {
   t.equal(s.get('Type'), 'notify');
   t.equal(s.get('NotifyAccess'), 'all', 'systemd-notify sends from a child process');
   t.match(s.get('WatchdogSec'), /^\d+$/);
+  t.ok(Number(s.get('WatchdogSec')) <= 5, 'a frozen process is killed (and its heat switched off) within seconds');
+  t.match(s.get('ExecStartPre'), /bin\/hearth\.mjs safe-off --config /, 'outputs off before start');
+  t.match(s.get('ExecStopPost'), /bin\/hearth\.mjs safe-off --config /, 'and after any stop, kill -9 included');
   t.equal(s.get('Restart'), 'on-failure');
   t.equal(s.get('User'), 'hearth');
   t.same(s.get('SupplementaryGroups')?.split(/\s+/).sort(), ['dialout', 'gpio', 'i2c']);

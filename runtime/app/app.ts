@@ -2,8 +2,8 @@
  * The `hearth start` process as one App: a context (runtime/app/context.ts) and an ordered list of features.
  * The core feature (store tables, tokens, idempotency, supervisor, executor, Core API, simulator surface) is
  * always first; other features (the hub's sessions, MQTT, events, MCP) are added with `use()` before
- * `start()`. Heat is off from the first instant: the rig's outputs are cut as soon as it exists and again
- * when it opens, before anything else runs.
+ * `start()`. `hearth start` has driven every output off from the rig file before this runs (run.ts); the
+ * rig's outputs are cut again as soon as it exists and when it opens, before anything else runs.
  */
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';

@@ -2,21 +2,62 @@
  * `hearth start`: build the app from the resolved configuration, listen, print exactly one line
  * `hearth ready http://HOST:PORT` on stdout, and on SIGTERM/SIGINT cut heat, stop and log running
  * executions, close the store and exit 0. Logs go to stderr as JSON lines.
+ *
+ * Start-up order: read the configuration, take the data directory's lock (a second hearth on the same data
+ * directory exits 2 naming the pid, and never touches the first one's outputs), then switch every heater
+ * output off from the rig configuration alone (`hearth safe-off`), and only then load anything else
+ * (device, recipes, the database), any of which may fail.
  */
+import { loadRigConfig, type RigConfig } from '../../drivers/rig-config.js';
+import { safeOff } from '../../drivers/safe-off.js';
+import { controlActive } from '../../safety/controls.js';
 import { CliError } from '../cli/errors.js';
-import { type CliOptions, ConfigError, resolveConfig } from '../config/config.js';
+import { type CliOptions, ConfigError, type HearthConfig, resolveConfig } from '../config/config.js';
 import { dashboardFeature } from '../dashboard/feature.js';
 import { createEventFeatures } from '../events/feature.js';
 import { homeAssistantFeature } from '../homeassistant/feature.js';
 import { type Hub, hubFeature } from '../hub/feature.js';
 import { syncFeature } from '../sync/feature.js';
 import { App } from './app.js';
+import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { createSdNotifier } from './sd-notify.js';
 
+/** Switch every output of a hardware rig off before anything that can fail; warnings go to stderr. */
+async function safeOffAtStart(config: HearthConfig): Promise<void> {
+  // The mutation run's "safe-off-at-start" mutant: outputs keep whatever level a dead process left.
+  if (!controlActive('safe-off-at-start') || config.rig === 'simulated') return;
+  let rig: RigConfig;
+  try {
+    rig = loadRigConfig(config.rig);
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+  for (const r of await safeOff(rig)) {
+    if (!r.ok) process.stderr.write(`hearth: safe-off: heater "${r.heater}" (${r.target}) not switched off: ${r.error}\n`);
+  }
+}
+
 export async function runStart(opts: CliOptions & { flows?: boolean }): Promise<void> {
+  let config: HearthConfig;
+  try {
+    config = resolveConfig(opts);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message);
+    throw err;
+  }
+  const lock: DataDirLock = await lockDataDir(config.dataDir);
+  try {
+    await safeOffAtStart(config);
+    await startLocked(opts, config);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function startLocked(opts: CliOptions & { flows?: boolean }, config: HearthConfig): Promise<void> {
   let app: App;
   try {
-    app = await App.create(resolveConfig(opts));
+    app = await App.create(config);
     const events = createEventFeatures();
     for (const f of [events.events, events.mqtt, events.webhooks]) app.use(f); // events first: they hear every bus event the others emit
     app.use(syncFeature());
@@ -49,7 +90,12 @@ export async function runStart(opts: CliOptions & { flows?: boolean }): Promise<
   }
   process.stdout.write(`hearth ready ${url}\n`);
   // systemd (Type=notify): READY now, watchdog pings while the loop runs, STOPPING on shutdown.
-  const notify = createSdNotifier({ onError: (m) => app.ctx.log.warn(m) });
+  // WATCHDOG=1 only while the loop is healthy: a blocked or frozen process stops pinging, systemd kills it after
+  // WatchdogSec and runs ExecStopPost (`hearth safe-off`).
+  const notify = createSdNotifier({
+    onError: (m) => app.ctx.log.warn(m),
+    onSkip: (why) => app.ctx.log.warn({ why }, 'systemd watchdog ping skipped'),
+  });
   notify.ready(`listening on ${url}`);
   await new Promise<void>((resolve) => {
     let stopping = false;

@@ -58,6 +58,34 @@ t.test('READY, WATCHDOG at half the interval, STOPPING', async (t) => {
   t.same(errors, []);
 });
 
+t.test('WATCHDOG=1 only while healthy: not while the caller says no, not after a blocked loop', async (t) => {
+  const { path, received } = await listen(t);
+  let healthy = false;
+  const skipped: string[] = [];
+  const n = createSdNotifier({
+    env: { NOTIFY_SOCKET: path, WATCHDOG_USEC: '200000', PATH: process.env.PATH },
+    pid: 4343,
+    healthy: () => healthy,
+    onSkip: (why) => skipped.push(why),
+  });
+  t.teardown(() => n.close());
+  n.ready();
+  await until(() => received().includes('READY=1'), 'READY=1');
+  await until(() => skipped.length >= 3, 'three skipped pings');
+  t.notMatch(received(), /WATCHDOG=1/, 'no ping while unhealthy');
+  t.match(skipped[0], /unhealthy/);
+  healthy = true;
+  await until(() => received().includes('WATCHDOG=1'), 'a ping once healthy');
+  // Block the loop for five ping intervals: the tick that finally runs is late by more than an interval.
+  const before = skipped.length;
+  const start = Date.now();
+  while (Date.now() - start < 500) {
+    // busy: the event loop cannot run
+  }
+  await until(() => skipped.length > before, 'the late tick skipped');
+  t.match(skipped.at(-1), /event loop was blocked for \d+ ms/);
+});
+
 t.test('a watchdog meant for another process is not pinged; no socket means nothing is sent', async (t) => {
   const other = createSdNotifier({ env: { NOTIFY_SOCKET: '/nonexistent', WATCHDOG_USEC: '1000000', WATCHDOG_PID: '1' }, pid: 99 });
   t.equal(other.watchdogMs, 0);

@@ -1,7 +1,11 @@
 /**
  * systemd's notify protocol (sd_notify) for `hearth start` under a `Type=notify` unit: READY=1 once listening,
- * WATCHDOG=1 every half of WATCHDOG_USEC while the event loop runs, STOPPING=1 when shutting down. Nothing
- * happens unless NOTIFY_SOCKET is set.
+ * WATCHDOG=1 every half of WATCHDOG_USEC while the event loop is healthy, STOPPING=1 when shutting down.
+ * Nothing happens unless NOTIFY_SOCKET is set.
+ *
+ * A ping is skipped when the loop is not healthy: when the ping's own timer fired later than a whole ping
+ * interval (the loop was blocked for that long), or when the caller's `healthy()` says no. Missing pings is
+ * the point: systemd then kills the process after WatchdogSec and runs ExecStopPost (`hearth safe-off`).
  *
  * Node has no unix datagram sockets, so each message is sent by running `systemd-notify` (present wherever
  * systemd is; by default it waits until the manager has processed the message, so the short-lived sender is still
@@ -9,6 +13,7 @@
  * carry MAINPID so systemd keeps tracking the node process itself. See docs/maker.md.
  */
 import { spawn } from 'node:child_process';
+import { controlActive } from '../../safety/controls.js';
 
 export interface SdNotifyOptions {
   env?: NodeJS.ProcessEnv;
@@ -17,6 +22,10 @@ export interface SdNotifyOptions {
   pid?: number;
   /** Reports a failed send (the first failure only, to keep the log quiet). */
   onError?: (message: string) => void;
+  /** Asked before each WATCHDOG=1: false skips the ping (default: always healthy beyond the loop-lag check). */
+  healthy?: () => boolean;
+  /** Reports a skipped ping and why (for the log). */
+  onSkip?: (why: string) => void;
 }
 
 export interface SdNotifier {
@@ -74,7 +83,18 @@ export function createSdNotifier(o: SdNotifyOptions = {}): SdNotifier {
       if (!socket) return;
       void send('READY=1', `MAINPID=${pid}`, ...(status ? [`STATUS=${status}`] : []));
       if (watchdogMs > 0 && !timer) {
-        timer = setInterval(() => void send('WATCHDOG=1'), watchdogMs);
+        let due = performance.now() + watchdogMs;
+        timer = setInterval(() => {
+          const now = performance.now();
+          const lateMs = now - due;
+          due = now + watchdogMs;
+          // The mutation run's "sd-watchdog-health" mutant pings whatever the loop's state.
+          if (controlActive('sd-watchdog-health')) {
+            if (lateMs > watchdogMs) return o.onSkip?.(`the event loop was blocked for ${Math.round(lateMs + watchdogMs)} ms`);
+            if (o.healthy && !o.healthy()) return o.onSkip?.('the control loop reports itself unhealthy');
+          }
+          void send('WATCHDOG=1');
+        }, watchdogMs);
         timer.unref();
       }
     },

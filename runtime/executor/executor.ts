@@ -120,7 +120,7 @@ export class Executor {
     if (machine.can('stopping')) machine.to('stopping');
     if (machine.can('stopped')) machine.to('stopped');
     const log = row.log as ExecutionLog;
-    const message = `the device process ended while this execution was ${was}; heat was off from the first instant of start-up and the execution was stopped; it does not resume by itself`;
+    const message = `the device process ended while this execution was ${was}; every output was switched off at start-up and the execution was stopped; it does not resume by itself`;
     log['x-hearth-events'] = [...(log['x-hearth-events'] ?? []), { at: iso(now), kind: 'restart', message }];
     log.outcome = 'aborted_safe';
     log.endedAt = iso(now);

@@ -11,6 +11,7 @@ import { registerMandate } from './mandate.js';
 import { registerPair } from './pair.js';
 import { registerRegistry } from './registry.js';
 import { registerRig } from './rig.js';
+import { registerSafeOff } from './safe-off.js';
 import { registerStart } from './start.js';
 import { registerSync } from './sync.js';
 import { registerToken } from './token.js';
@@ -28,5 +29,6 @@ export const commands: RegisterCommand[] = [
   registerDocuments,
   registerRegistry,
   registerRig,
+  registerSafeOff,
   registerSync,
 ];

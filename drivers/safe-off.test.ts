@@ -1,0 +1,98 @@
+/**
+ * `hearth safe-off` and the same step at the start of `hearth start`: every heater output named by the rig
+ * file is driven to the wire level that de-energizes it, read back from sysfs-like value files, with no
+ * database and no network; a corrupt database cannot keep heat on.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { runCli } from '../test-support/cli.js';
+import { SimGpio } from './buses/gpio.js';
+import { parseRigConfig } from './rig-config.js';
+import { safeOff } from './safe-off.js';
+
+/** A rig file with two relays (17 active-low, 18 active-high) whose sysfs lives in a scratch folder. */
+function setup(t: { teardown(fn: () => void): void }) {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-safe-off-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const sysfs = join(dir, 'gpio');
+  mkdirSync(sysfs);
+  const relay = (id: string, line: number, activeLow: boolean) => ({
+    id,
+    driver: 'gpio_relay',
+    medium: 'oil',
+    sensors: ['oil'],
+    maxPowerW: 2000,
+    maxC: 230,
+    gpio: { line, activeLow },
+  });
+  const doc = {
+    kind: 'hardware',
+    gpioSysfsRoot: sysfs,
+    sensors: [{ id: 'oil', driver: 'mcp9600', svcSensor: 'cw.sense.oil_temp', medium: 'oil', bus: '/dev/i2c-1', address: 0x60 }],
+    heaters: [relay('fryer', 17, true), relay('pot', 18, false)],
+  };
+  const rigFile = join(dir, 'rig.json');
+  writeFileSync(rigFile, JSON.stringify(doc));
+  // A process that died with both relays energized left the wires at their on levels.
+  const gpio = new SimGpio(sysfs);
+  gpio.output(17, true).write(true);
+  gpio.output(18, false).write(true);
+  return { dir, sysfs, rigFile, gpio, config: parseRigConfig(doc, rigFile) };
+}
+
+t.test('safeOff drives every relay to its off wire level, active-low included', async (t) => {
+  const s = setup(t);
+  t.same([s.gpio.energized(17), s.gpio.energized(18)], [true, true], 'left on by a dead process');
+  const results = await safeOff(s.config);
+  t.same(
+    results.map((r) => [r.heater, r.ok, r.target]),
+    [
+      ['fryer', true, 'gpio 17 -> 1 (active-low)'],
+      ['pot', true, 'gpio 18 -> 0'],
+    ],
+  );
+  t.same([s.gpio.level(17), s.gpio.level(18)], [1, 0], 'the wires carry the off levels');
+  t.same([s.gpio.energized(17), s.gpio.energized(18)], [false, false], 'both loads de-energized');
+});
+
+t.test('a line that is not exported yet is exported, cleared of kernel inversion and driven off', async (t) => {
+  const s = setup(t);
+  const line = join(s.sysfs, 'gpio17');
+  writeFileSync(join(line, 'active_low'), '1');
+  writeFileSync(join(line, 'direction'), 'in');
+  await safeOff(s.config);
+  t.equal(readFileSync(join(line, 'active_low'), 'utf8'), '0');
+  t.equal(readFileSync(join(line, 'direction'), 'utf8'), 'high', 'set as an output already at the off level');
+  rmSync(join(s.sysfs, 'gpio18'), { recursive: true });
+  const r = await safeOff(s.config);
+  t.equal(r[1]?.ok, false, 'an export the kernel does not honour is reported, not hidden');
+  t.equal(readFileSync(join(s.sysfs, 'export'), 'utf8'), '18', 'the line was asked for');
+});
+
+t.test('hearth safe-off: one line per output, no database, exit 0', async (t) => {
+  const s = setup(t);
+  const r = await runCli(['safe-off', '--rig', s.rigFile], { timeoutMs: 60_000 });
+  t.equal(r.code, 0, r.stderr);
+  t.equal(r.stdout, 'fryer: off (gpio 17 -> 1 (active-low))\npot: off (gpio 18 -> 0)\n');
+  t.same([s.gpio.energized(17), s.gpio.energized(18)], [false, false]);
+  const bad = await runCli(['safe-off', '--rig', join(s.dir, 'missing.yaml')], { timeoutMs: 60_000 });
+  t.equal(bad.code, 2);
+  t.match(bad.stderr, /^hearth: .*missing\.yaml/);
+  t.equal(bad.stderr.split('\n').length, 2, 'one readable line');
+});
+
+t.test('hearth start switches the outputs off before it opens the database: a corrupt one keeps no heat on', async (t) => {
+  const s = setup(t);
+  const data = join(s.dir, 'var');
+  mkdirSync(data);
+  writeFileSync(join(data, 'hearth.db'), 'this is not an SQLite database, it is a torn write'.repeat(200));
+  const r = await runCli(['start', '--rig', s.rigFile, '--data-dir', data, '--http-port', '0', '--log-level', 'silent'], {
+    timeoutMs: 90_000,
+  });
+  t.not(r.code, 0, 'start fails on the corrupt database');
+  t.notMatch(r.stdout, /hearth ready/);
+  t.same([s.gpio.level(17), s.gpio.level(18)], [1, 0], 'but the wires were driven off first');
+  t.same([s.gpio.energized(17), s.gpio.energized(18)], [false, false]);
+});
