@@ -86,7 +86,9 @@ class SupervisorImpl implements Supervisor {
     if (hasWatchdogTargets(rig)) {
       this.watchdog = createWatchdog({
         targets: rig.watchdogTargets(),
-        stallMs: ctx.watchdogStallMs ?? 200,
+        // 400 ms: a 2 s block is cut well inside the 1 s bound, while the 200-250 ms pauses a loaded 2-core board
+        // shows in ordinary work (a koshari start, a GC) no longer trip it (docs/safety.md).
+        stallMs: ctx.watchdogStallMs ?? 400,
         onFired: ({ stallMs }) =>
           this.latch({
             reason: 'watchdog',
