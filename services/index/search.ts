@@ -110,6 +110,30 @@ export class SearchIndex {
     return scores;
   }
 
+  /**
+   * Every recipe (by its position in `facts`) that matches all words of `q`, with its score; every recipe with
+   * score 0 when `q` has no words. Unordered.
+   */
+  rank(q: string): { doc: number; score: number }[] {
+    const words = [...new Set(tokens(q).map(stem))];
+    if (words.length === 0) return this.facts.map((_, doc) => ({ doc, score: 0 }));
+    let total: Map<number, number> | undefined;
+    for (const w of words) {
+      const m = this.matchWord(w);
+      const next = new Map<number, number>();
+      for (const [doc, s] of m) {
+        if (total === undefined) next.set(doc, s);
+        else {
+          const prev = total.get(doc);
+          if (prev !== undefined) next.set(doc, prev + s);
+        }
+      }
+      total = next;
+      if (total.size === 0) break;
+    }
+    return [...(total ?? new Map<number, number>()).entries()].map(([doc, score]) => ({ doc, score }));
+  }
+
   search(query: SearchQuery): SearchResult {
     const lang = query.lang ?? 'en';
     const limit = query.limit ?? 20;
@@ -123,27 +147,7 @@ export class SearchIndex {
       (!excluded?.length || !f.allergensEU.some((a) => excluded.includes(a))) &&
       (query.supervision === undefined || f.supervision === query.supervision);
 
-    const words = [...new Set(tokens(query.q ?? '').map(stem))];
-    let ranked: { doc: number; score: number }[];
-    if (words.length === 0) {
-      ranked = this.facts.map((_, doc) => ({ doc, score: 0 }));
-    } else {
-      let total: Map<number, number> | undefined;
-      for (const w of words) {
-        const m = this.matchWord(w);
-        const next = new Map<number, number>();
-        for (const [doc, s] of m) {
-          if (total === undefined) next.set(doc, s);
-          else {
-            const prev = total.get(doc);
-            if (prev !== undefined) next.set(doc, prev + s);
-          }
-        }
-        total = next;
-        if (total.size === 0) break;
-      }
-      ranked = [...(total ?? new Map<number, number>()).entries()].map(([doc, score]) => ({ doc, score }));
-    }
+    const ranked = this.rank(query.q ?? '');
     const hits = ranked.filter((r) => keep(this.facts[r.doc] as RecipeFacts));
     hits.sort((a, b) => b.score - a.score || cmp((this.facts[a.doc] as RecipeFacts).id, (this.facts[b.doc] as RecipeFacts).id));
     const page = hits.slice(offset, offset + limit).map((r) => indexEntry(this.facts[r.doc] as RecipeFacts, lang));

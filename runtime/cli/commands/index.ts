@@ -9,6 +9,7 @@ import { registerDocuments } from './documents.js';
 import { registerIndex } from './index-cmd.js';
 import { registerMandate } from './mandate.js';
 import { registerPair } from './pair.js';
+import { registerRecipeApi } from './recipe-api.js';
 import { registerRegistry } from './registry.js';
 import { registerRig } from './rig.js';
 import { registerSafeOff } from './safe-off.js';
@@ -25,6 +26,7 @@ export const commands: RegisterCommand[] = [
   registerMandate,
   registerIndex,
   registerCatalog,
+  registerRecipeApi,
   registerConformance,
   registerDocuments,
   registerRegistry,

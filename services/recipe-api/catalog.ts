@@ -1,0 +1,162 @@
+/**
+ * The recipe API's in-memory catalog, built once at start from a folder of recipe documents (searched
+ * recursively for *.json). A document that is not JSON, does not validate against the recipe schema, has no
+ * id, repeats an id or carries a wrong hash stops the load with its path and the reason.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseJson } from '../../core/canonical.js';
+import { documentHash } from '../../core/hash.js';
+import { packageRoot } from '../../runtime/config/paths.js';
+import { validate } from '../../schemas/index.js';
+import type { RecipeFacts } from '../index/entry.js';
+import { SearchIndex } from '../index/search.js';
+import { assignCostTiers, type Json, type Row, rowOf } from './rows.js';
+
+export class CatalogError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CatalogError';
+  }
+}
+
+export interface Catalog {
+  dir: string;
+  rows: Row[];
+  byId: Map<string, Row>;
+  search: SearchIndex;
+  costTiers?: { budgetMax: number; midMax: number };
+  /** Ingredient name → rows using it. */
+  ingredients: Map<string, Row[]>;
+  devices: Map<string, Json>;
+  certifications: Json[];
+}
+
+function walk(dir: string, out: string[], depth = 0): void {
+  if (depth > 8) return;
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch (err) {
+    throw new CatalogError(`${dir}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  for (const n of names) {
+    if (n.startsWith('.')) continue;
+    const p = join(dir, n);
+    const st = statSync(p);
+    if (st.isDirectory()) walk(p, out, depth + 1);
+    else if (n.endsWith('.json')) out.push(p);
+  }
+}
+
+function readJson(file: string): Json {
+  let doc: unknown;
+  try {
+    doc = parseJson(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new CatalogError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new CatalogError(`${file}: not a JSON object`);
+  return doc as Json;
+}
+
+/** Read and check one recipe document; throws `CatalogError` naming the file. */
+export function readRecipe(file: string): Json {
+  const doc = readJson(file);
+  const v = validate.recipe(doc);
+  if (!v.valid) {
+    const first = v.issues[0];
+    throw new CatalogError(`${file}: not a valid recipe document (${first ? `${first.path || '/'} ${first.message}` : 'schema'})`);
+  }
+  if (typeof doc.id !== 'string' || doc.id === '') throw new CatalogError(`${file}: the recipe has no id`);
+  if (typeof doc.hash === 'string' && documentHash(doc) !== doc.hash)
+    throw new CatalogError(`${file}: hash does not match the document (${doc.hash as string})`);
+  return doc;
+}
+
+function factsOf(r: Row): RecipeFacts {
+  return {
+    id: r.id,
+    hash: r.hash,
+    titles: r.titles,
+    level: (['V0', 'V1', 'V2', 'V3'].includes(r.level) ? r.level : 'V0') as RecipeFacts['level'],
+    allergensEU: r.allergenInfo.declared,
+    cuisine: r.cuisine,
+    ...(r.course ? { course: r.course } : {}),
+    // Ingredient names are searchable with the tags ("lentil" finds a soup that uses lentils).
+    tags: [...r.tags, ...r.ingredients.map((i) => i.name), ...r.methods],
+    ops: r.ops,
+  };
+}
+
+function loadDevices(): Map<string, Json> {
+  const dir = join(packageRoot(), 'examples', 'devices');
+  const out = new Map<string, Json>();
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.json'));
+  } catch {
+    return out;
+  }
+  for (const n of names.sort()) out.set(n.replace(/\.json$/, ''), readJson(join(dir, n)));
+  return out;
+}
+
+function loadCertifications(dir: string | undefined): Json[] {
+  if (dir === undefined) return [];
+  const files: string[] = [];
+  walk(dir, files);
+  return files.map(readJson).filter((d) => d.kind === 'Certification');
+}
+
+export interface LoadOptions {
+  /** Folder of Certification documents to list on /api/certifications. */
+  certificationsDir?: string;
+}
+
+/** Load a catalog folder. Throws `CatalogError` (path and reason) on the first bad document. */
+export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(dir);
+  } catch (err) {
+    throw new CatalogError(`${dir}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  if (!st.isDirectory()) throw new CatalogError(`${dir}: not a directory`);
+  const files: string[] = [];
+  walk(dir, files);
+  const rows: Row[] = [];
+  const byId = new Map<string, Row>();
+  const seen = new Map<string, string>();
+  for (const file of files) {
+    const doc = readRecipe(file);
+    const id = doc.id as string;
+    const before = seen.get(id);
+    if (before !== undefined) throw new CatalogError(`${file}: recipe id ${id} is also used by ${relative(dir, before)}`);
+    seen.set(id, file);
+    const row = rowOf(doc, rows.length);
+    rows.push(row);
+    byId.set(id, row);
+  }
+  if (rows.length === 0) throw new CatalogError(`${dir}: no recipe documents (*.json) found`);
+  const costTiers = assignCostTiers(rows);
+  const ingredients = new Map<string, Row[]>();
+  for (const r of rows) {
+    for (const name of new Set(r.ingredients.map((i) => i.name))) {
+      const list = ingredients.get(name) ?? [];
+      list.push(r);
+      ingredients.set(name, list);
+    }
+  }
+  const cat: Catalog = {
+    dir,
+    rows,
+    byId,
+    search: new SearchIndex(rows.map(factsOf)),
+    ingredients,
+    devices: loadDevices(),
+    certifications: loadCertifications(opts.certificationsDir),
+  };
+  if (costTiers) cat.costTiers = costTiers;
+  return cat;
+}

@@ -1,0 +1,84 @@
+/** The implementation behind `hearth recipe-api serve`, loaded lazily by the command module. */
+import { readFileSync } from 'node:fs';
+import { CliError } from '../../runtime/cli/errors.js';
+import { CatalogError } from './catalog.js';
+import { createRecipeApi, type RecipeApi } from './server.js';
+
+export interface RecipeApiCommandOptions {
+  catalog: string;
+  port: string;
+  host: string;
+  certifications?: string;
+  rateLimit?: string;
+  burst: string;
+  mcpToken?: string[];
+  mcpTokensFile?: string;
+}
+
+function positive(value: string, what: string, ok: (n: number) => boolean, rule: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || !ok(n)) throw new CliError(`${what} must be ${rule}`);
+  return n;
+}
+
+function tokensOf(opts: RecipeApiCommandOptions): string[] {
+  const tokens = [...(opts.mcpToken ?? [])];
+  if (opts.mcpTokensFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(opts.mcpTokensFile, 'utf8');
+    } catch (err) {
+      throw new CliError(
+        `cannot read --mcp-tokens-file ${opts.mcpTokensFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
+    }
+    tokens.push(
+      ...text
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '' && !l.startsWith('#')),
+    );
+  }
+  for (const t of tokens)
+    if (t.length < 16 || /\s/.test(t)) throw new CliError('an MCP token must be at least 16 characters without spaces');
+  return tokens;
+}
+
+export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void> {
+  const port = positive(opts.port, '--port', (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'an integer from 0 to 65535');
+  const burst = positive(opts.burst, '--burst', (n) => n >= 1, 'a number of at least 1');
+  const rate = opts.rateLimit !== undefined ? positive(opts.rateLimit, '--rate-limit', (n) => n > 0, 'a positive number') : undefined;
+  const mcpTokens = tokensOf(opts);
+  const started = performance.now();
+  let api: RecipeApi;
+  try {
+    api = createRecipeApi({
+      dir: opts.catalog,
+      mcpTokens,
+      ...(opts.certifications !== undefined ? { certificationsDir: opts.certifications } : {}),
+      ...(rate !== undefined ? { rateLimit: { ratePerSecond: rate, burst } } : {}),
+    });
+  } catch (err) {
+    if (err instanceof CatalogError) throw new CliError(`cannot serve the catalog: ${err.message}`);
+    throw err;
+  }
+  const loadMs = Math.round(performance.now() - started);
+  let address: string;
+  try {
+    address = await api.app.listen({ port, host: opts.host });
+  } catch (err) {
+    throw new CliError(`cannot listen on ${opts.host}:${port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  process.stdout.write(
+    `recipe API serving ${api.catalog.rows.length} recipes from ${opts.catalog} (loaded in ${loadMs} ms) at ${address}\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      api.app.close().then(resolve, resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

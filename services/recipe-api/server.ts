@@ -1,0 +1,115 @@
+/**
+ * `hearth recipe-api serve`: the read-only recipe API (spec §4.5) over an in-memory catalog. All answers are
+ * JSON; errors are `{error, detail}` with a 4xx or 5xx status. CORS is open (`*`), preflight included. An
+ * optional per-IP limiter (off by default) answers 429 with Retry-After. /api/openapi.json is generated from
+ * the same route table that serves the requests.
+ */
+import { Ajv } from 'ajv';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { RateLimiter } from '../index/rate-limit.js';
+import { type Catalog, type LoadOptions, loadCatalog } from './catalog.js';
+import { mountRecipeMcp } from './mcp.js';
+import { openApiDocument } from './openapi.js';
+import { OPERATIONS } from './operations.js';
+import { ApiError, type Query } from './params.js';
+import type { Json } from './rows.js';
+
+export const API_VERSION = '1.0.0';
+
+export interface RecipeApiOptions extends LoadOptions {
+  dir: string;
+  /** Per-IP limit; undefined: no limiter (the default). */
+  rateLimit?: { ratePerSecond: number; burst: number; now?: () => number };
+  /** Static bearer tokens that open /mcp. */
+  mcpTokens?: readonly string[];
+  logger?: boolean;
+}
+
+export interface RecipeApi {
+  app: FastifyInstance;
+  catalog: Catalog;
+}
+
+const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: false });
+
+function send(reply: FastifyReply, status: number, error: string, detail: string) {
+  return reply.code(status).type('application/json').send({ error, detail });
+}
+
+/** Build the server (not listening). Throws `CatalogError` when a document of `dir` does not load. */
+export function createRecipeApi(opts: RecipeApiOptions): RecipeApi {
+  const catalog = loadCatalog(opts.dir, opts);
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: 1024 * 1024,
+    forceCloseConnections: true,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    frameworkErrors: (err, _req, reply) => {
+      send(
+        reply as unknown as FastifyReply,
+        400,
+        'bad_request',
+        err.code === 'FST_ERR_BAD_URL' ? 'the request URL is malformed' : err.message,
+      );
+    },
+  }) as unknown as FastifyInstance;
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
+    if (err instanceof ApiError) return send(reply, err.status, err.error, err.message);
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    if (status >= 500) {
+      reply.log.error(err);
+      return send(reply, 500, 'internal', 'the server could not answer this request');
+    }
+    return send(reply, status, status === 413 ? 'too_large' : status === 415 ? 'unsupported_media_type' : 'bad_request', err.message);
+  });
+  app.setNotFoundHandler((req, reply) =>
+    send(reply, 404, 'not_found', `no route ${req.method} ${req.url.split('?')[0]}; see /api/openapi.json`),
+  );
+
+  const limiter = opts.rateLimit ? new RateLimiter(opts.rateLimit) : undefined;
+  app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+    reply.header('access-control-allow-origin', '*');
+    if (req.method === 'OPTIONS') {
+      return reply
+        .code(204)
+        .header('access-control-allow-methods', 'GET, POST, OPTIONS')
+        .header('access-control-allow-headers', req.headers['access-control-request-headers'] ?? 'content-type, authorization')
+        .header('access-control-max-age', '86400')
+        .send();
+    }
+    if (limiter) {
+      const r = limiter.take(req.ip);
+      if (!r.ok) {
+        reply.header('retry-after', String(r.retryAfterS));
+        return send(reply, 429, 'rate_limited', `too many requests from this address; retry in ${r.retryAfterS} s`);
+      }
+    }
+  });
+  // Preflight for every path (the hook answers it).
+  app.options('/*', async () => undefined);
+
+  for (const op of OPERATIONS) {
+    const validateBody = op.body ? ajv.compile(op.body) : undefined;
+    app.route({
+      method: op.method,
+      url: op.path.replace(/\{(\w+)\}/g, ':$1'),
+      handler: async (req) => {
+        const query: Query = { ...(req.query as Query), ...(req.params as Query) };
+        if (validateBody && !validateBody(req.body)) {
+          const e = validateBody.errors?.[0];
+          throw new ApiError(400, 'bad_request', `body ${e?.instancePath || '/'} ${e?.message ?? 'is invalid'}`);
+        }
+        return op.run(catalog, query, req.body);
+      },
+    });
+  }
+
+  const doc = openApiDocument(OPERATIONS, API_VERSION);
+  app.get('/api/openapi.json', async () => doc as Json);
+
+  const closeMcp = mountRecipeMcp(app, () => catalog, OPERATIONS, API_VERSION, opts.mcpTokens ?? []);
+  app.addHook('onClose', async () => closeMcp());
+  return { app, catalog };
+}
