@@ -126,7 +126,7 @@ export function select(cat: Catalog, q: Query, fixed: { method?: string; diet?: 
   if (courses) preds.push((r) => !!r.course && courses.includes(r.course));
   const tags = list(q, 'tag')?.map(foldText);
   if (tags) preds.push((r) => tags.every((t) => r.tags.some((x) => foldText(x) === t)));
-  if (list(q, 'method')) {
+  if (!fixed.method && list(q, 'method')) {
     const any = (list(q, 'method') ?? []).map(methodName);
     preds.push((r) => any.some((m) => r.methods.includes(m)));
   }
@@ -143,7 +143,8 @@ export function select(cat: Catalog, q: Query, fixed: { method?: string; diet?: 
   const basis = oneOf(q, 'basis', ['published', 'any'] as const);
   const publishedOnly = basis === 'published';
   if (publishedOnly) preds.push((r) => r.reviewed);
-  const diets = [...(list(q, 'diet') ?? []), ...(fixed.diet ? [fixed.diet] : [])].map((d) => d.toLowerCase().replace(/[\s-]+/g, '_'));
+  // A path parameter (/api/diets/{diet}, /api/methods/{method}) takes the place of the query parameter of that name.
+  const diets = [...new Set((fixed.diet ? [fixed.diet] : (list(q, 'diet') ?? [])).map((d) => d.toLowerCase().replace(/[\s-]+/g, '_')))];
   for (const d of diets) {
     if (!isDiet(d)) throw new ApiError(400, 'bad_request', `unknown diet ${JSON.stringify(d)}; see /api/diets`);
     preds.push((r) => dietVerdict(r, d, publishedOnly).ok);
