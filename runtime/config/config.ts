@@ -103,6 +103,7 @@ function describe(errors: ErrorObject[] | null | undefined): string {
   if (e.instancePath === '/syncInterval') return '/syncInterval must be a duration like 900, 30s, 15m or 1h (1 s to 7 days)';
   if (e.instancePath === '/kitchenId') return '/kitchenId must be 1-64 letters, digits, - or _ (it is an MQTT topic level)';
   if (e.instancePath === '/mqttUrl') return '/mqttUrl must be a broker URL like mqtt://host:1883 (mqtt, mqtts, ws or wss)';
+  if (e.instancePath === '/bridgeUrl') return '/bridgeUrl must be a broker URL like mqtt://host:1883 (mqtt, mqtts, ws or wss)';
   if (e.instancePath.startsWith('/allowedHosts/'))
     return `${e.instancePath} must be a host name, an IPv4 address, an IPv6 address in brackets, or *`;
   if (e.instancePath === '/simSpeed') return '/simSpeed must be a number above 0 (at most 10000) or "manual"';
@@ -127,7 +128,7 @@ export function defaultConfig(): HearthConfig {
   };
 }
 
-const PATH_KEYS = ['dataDir', 'recipes', 'device', 'limits', 'trust'] as const;
+const PATH_KEYS = ['dataDir', 'recipes', 'device', 'limits', 'trust', 'bridgeCa', 'bridgeCert', 'bridgeKey'] as const;
 
 /** Validate a parsed config document. `where` names it in errors; `baseDir` resolves relative paths. */
 export function parseConfig(doc: unknown, where: string, baseDir: string): Partial<HearthConfig> {
@@ -189,6 +190,13 @@ export interface CliOptions {
   mqttWsPort?: string;
   mqttUrl?: string;
   mqttUsername?: string;
+  bridgeUrl?: string;
+  bridgeUsername?: string;
+  bridgePrefix?: string;
+  bridgeCa?: string;
+  bridgeCert?: string;
+  bridgeKey?: string;
+  bridgeQueue?: string;
   allowedHosts?: string;
 }
 
@@ -216,6 +224,9 @@ function cliValues(o: CliOptions): Record<string, unknown> {
       .filter((h) => h !== '');
   for (const k of ['mqttPort', 'mqttWsPort'] as const) if (o[k] !== undefined) v[k] = /^[0-9]+$/.test(o[k]) ? Number(o[k]) : o[k];
   for (const k of ['kitchenId', 'mqttUrl', 'mqttUsername'] as const) if (o[k] !== undefined) v[k] = o[k];
+  for (const k of ['bridgeUrl', 'bridgeUsername', 'bridgePrefix', 'bridgeCa', 'bridgeCert', 'bridgeKey'] as const)
+    if (o[k] !== undefined) v[k] = o[k];
+  if (o.bridgeQueue !== undefined) v.bridgeQueue = /^[0-9]+$/.test(o.bridgeQueue) ? Number(o.bridgeQueue) : o.bridgeQueue;
   return v;
 }
 

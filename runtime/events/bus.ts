@@ -33,6 +33,8 @@ export interface BusEvents {
   sync: { kind: 'started' | 'applied' | 'rejected' | 'failed' | 'recall'; message: string; at: string; detail?: Record<string, unknown> };
   /** Device availability / heartbeat. */
   'device.heartbeat': { at: string; state: string };
+  /** The fleet bridge (runtime/mqtt/fleet-bridge.ts) changed state. */
+  'bridge.state': { state: string; url: string; queued: number; dropped: number; at: string; message?: string };
 }
 
 export type BusEventName = keyof BusEvents;

@@ -4,10 +4,13 @@
  * (subscriptions and the outbox). `eventFeatures()` returns the three, in the order they must start; they share
  * one event hub. Options come from the config (see options.ts and docs/events.md).
  */
+
+import { readFileSync } from 'node:fs';
 import { type RevocationWatch, sharedRevocations } from '../../platform/http/revocation.js';
 import type { AppContext, Feature } from '../app/context.js';
 import { ConfigError } from '../config/config.js';
 import { MqttFeature } from '../mqtt/feature.js';
+import { FleetBridge } from '../mqtt/fleet-bridge.js';
 import { WebhooksFeature } from '../webhooks/feature.js';
 import { webhookMigrations } from '../webhooks/store.js';
 import { EventHub } from './hub.js';
@@ -20,7 +23,17 @@ export interface EventFeatures {
   mqtt: Feature;
   webhooks: Feature;
   /** The running pieces, once started (status pages, tests). */
-  readonly state: { hub?: EventHub; journal?: EventJournal; mqtt?: MqttFeature; webhooks?: WebhooksFeature };
+  readonly state: { hub?: EventHub; journal?: EventJournal; mqtt?: MqttFeature; bridge?: FleetBridge; webhooks?: WebhooksFeature };
+}
+
+/** Read a PEM file named by a bridge option; a missing file stops start-up with its path. */
+function pem(file: string | undefined, key: string): Buffer | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new ConfigError(`${key} ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
 }
 
 function optionsOf(ctx: AppContext) {
@@ -114,8 +127,39 @@ export function createEventFeatures(): EventFeatures {
         if (o.mqttUrl) throw new ConfigError(`cannot connect to the MQTT broker ${state.mqtt.urls[0]}: ${(err as Error).message}`);
         throw err;
       }
+      ctx.http.get('/svc/v1/bridge', { config: { scope: 'read' } }, async () =>
+        state.bridge ? { enabled: true, ...state.bridge.status() } : { enabled: false },
+      );
+      if (o.bridge) {
+        const b = o.bridge;
+        const ca = pem(b.ca, 'bridgeCa');
+        const cert = pem(b.cert, 'bridgeCert');
+        const key = pem(b.key, 'bridgeKey');
+        const blog = ctx.log.child({ component: 'fleet-bridge' });
+        try {
+          state.bridge = new FleetBridge({
+            url: b.url,
+            ...(b.username !== undefined ? { username: b.username } : {}),
+            ...(b.password !== undefined ? { password: b.password } : {}),
+            ...(b.prefix !== undefined ? { prefix: b.prefix } : {}),
+            ...(ca ? { ca } : {}),
+            ...(cert ? { cert } : {}),
+            ...(key ? { key } : {}),
+            ...(b.queue !== undefined ? { queueLimit: b.queue } : {}),
+            hub: hubOf('mqtt'),
+            bus: ctx.bus,
+            estop: (message) => ctx.supervisor.cutAll('estop', message),
+            log: (level, msg, detail) => blog[level](detail ?? {}, msg),
+          });
+        } catch (err) {
+          throw new ConfigError((err as Error).message);
+        }
+        // Never waits for the fleet broker: the kitchen runs (and queues) while it is away.
+        await state.bridge.start();
+      }
     },
     async stop() {
+      await state.bridge?.stop();
       await state.mqtt?.stop();
     },
   };

@@ -17,6 +17,19 @@ export interface EventsConfig {
   mqttUsername?: string;
   /** Password for the external broker (or the environment variable HEARTH_MQTT_PASSWORD). */
   mqttPassword?: string;
+  /** The fleet bridge: a broker to forward events to and take commands from (runtime/mqtt/fleet-bridge.ts). */
+  bridgeUrl?: string;
+  bridgeUsername?: string;
+  /** Password for the fleet broker (or the environment variable HEARTH_BRIDGE_PASSWORD). */
+  bridgePassword?: string;
+  /** Topic prefix on the fleet broker (default `hearth`): topics are `{prefix}/{kitchenId}/…`. */
+  bridgePrefix?: string;
+  /** PEM files for TLS to the fleet broker: CA bundle, client certificate, client key. */
+  bridgeCa?: string;
+  bridgeCert?: string;
+  bridgeKey?: string;
+  /** Messages kept while the fleet broker is away (default 10000). */
+  bridgeQueue?: number;
 }
 
 export const DEFAULT_KITCHEN_ID = 'kitchen';
@@ -29,6 +42,14 @@ export const eventsConfigSchema = {
   mqttUrl: { type: 'string', pattern: '^(mqtt|mqtts|ws|wss)://[^\\s]+$' },
   mqttUsername: { type: 'string', minLength: 1, maxLength: 200 },
   mqttPassword: { type: 'string', minLength: 1, maxLength: 500 },
+  bridgeUrl: { type: 'string', pattern: '^(mqtt|mqtts|ws|wss)://[^\\s]+$' },
+  bridgeUsername: { type: 'string', minLength: 1, maxLength: 200 },
+  bridgePassword: { type: 'string', minLength: 1, maxLength: 500 },
+  bridgePrefix: { type: 'string', pattern: '^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$', maxLength: 200 },
+  bridgeCa: { type: 'string', minLength: 1 },
+  bridgeCert: { type: 'string', minLength: 1 },
+  bridgeKey: { type: 'string', minLength: 1 },
+  bridgeQueue: { type: 'integer', minimum: 1, maximum: 1000000 },
 } as const;
 
 export interface EventsOptions {
@@ -38,6 +59,16 @@ export interface EventsOptions {
   mqttUrl?: string;
   mqttUsername?: string;
   mqttPassword?: string;
+  bridge?: {
+    url: string;
+    username?: string;
+    password?: string;
+    prefix?: string;
+    ca?: string;
+    cert?: string;
+    key?: string;
+    queue?: number;
+  };
 }
 
 /** Read the event options out of a config object (extra keys ignored), with defaults. Throws on a bad value. */
@@ -59,5 +90,19 @@ export function eventsOptionsOf(config: object, env: NodeJS.ProcessEnv = process
   if (c.mqttUsername !== undefined) o.mqttUsername = c.mqttUsername;
   const password = c.mqttPassword ?? env.HEARTH_MQTT_PASSWORD;
   if (password !== undefined && password !== '') o.mqttPassword = password;
+  if (c.bridgeUrl !== undefined) {
+    const badBridge = checkBrokerUrl(c.bridgeUrl);
+    if (badBridge) throw new Error(`bridgeUrl ${badBridge}`);
+    const b: NonNullable<EventsOptions['bridge']> = { url: c.bridgeUrl };
+    if (c.bridgeUsername !== undefined) b.username = c.bridgeUsername;
+    const bridgePassword = c.bridgePassword ?? env.HEARTH_BRIDGE_PASSWORD;
+    if (bridgePassword !== undefined && bridgePassword !== '') b.password = bridgePassword;
+    if (c.bridgePrefix !== undefined) b.prefix = c.bridgePrefix;
+    if (c.bridgeCa !== undefined) b.ca = c.bridgeCa;
+    if (c.bridgeCert !== undefined) b.cert = c.bridgeCert;
+    if (c.bridgeKey !== undefined) b.key = c.bridgeKey;
+    if (c.bridgeQueue !== undefined) b.queue = c.bridgeQueue;
+    o.bridge = b;
+  }
   return o;
 }

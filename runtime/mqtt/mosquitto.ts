@@ -22,6 +22,10 @@ export interface MosquittoOptions {
   acl?: string;
   /** Turn Nagle's algorithm off on client sockets (`set_tcp_nodelay`), as the embedded broker does. */
   noDelay?: boolean;
+  /** Listen on this port (a restart on the port a previous run used); default a free one. */
+  port?: number;
+  /** Keep sessions and queued messages in this folder across a stop and a start (`persistence true`). */
+  persistenceDir?: string;
 }
 
 async function freePort(): Promise<number> {
@@ -56,7 +60,7 @@ function waitReady(child: ChildProcess, port: number, log: () => string): Promis
 
 export async function startMosquitto(o: MosquittoOptions = {}): Promise<Mosquitto> {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-mosquitto-'));
-  const port = await freePort();
+  const port = o.port ?? (await freePort());
   const lines = [
     `listener ${port} 127.0.0.1`,
     'log_dest stderr',
@@ -64,7 +68,7 @@ export async function startMosquitto(o: MosquittoOptions = {}): Promise<Mosquitt
     'log_type warning',
     'log_type notice',
     'log_type information',
-    'persistence false',
+    ...(o.persistenceDir ? ['persistence true', `persistence_location ${o.persistenceDir}/`] : ['persistence false']),
   ];
   if (o.users) {
     const pw = join(dir, 'passwd');

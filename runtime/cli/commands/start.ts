@@ -38,6 +38,16 @@ export const registerStart: RegisterCommand = (program) => {
       .option('--mqtt-ws-port <port>', 'embedded broker MQTT-over-WebSocket port; 0 picks a free one (default: none)')
       .option('--mqtt-url <url>', 'use this external broker (mqtt://host:port) instead of the embedded one')
       .option('--mqtt-username <name>', 'user name for the external broker (password: HEARTH_MQTT_PASSWORD or the config file)')
+      .option(
+        '--bridge-url <url>',
+        'fleet bridge: forward events to this broker (mqtt://host:port) and take commands from it (docs/fleet.md)',
+      )
+      .option('--bridge-username <name>', 'user name on the fleet broker (password: HEARTH_BRIDGE_PASSWORD or the config file)')
+      .option('--bridge-prefix <prefix>', 'topic prefix on the fleet broker: {prefix}/{kitchenId}/… (default hearth)')
+      .option('--bridge-ca <file>', 'PEM CA bundle for TLS to the fleet broker (mqtts:// or wss://)')
+      .option('--bridge-cert <file>', 'PEM client certificate for the fleet broker')
+      .option('--bridge-key <file>', 'PEM client key for the fleet broker')
+      .option('--bridge-queue <n>', 'messages kept while the fleet broker is away (default 10000)')
       .option('--flows', 'run the embedded Node-RED at /flows (editor and admin API need a token with admin; docs/maker.md)')
       .action(async (opts: Record<string, string | undefined> & { index?: string[]; fault?: string[]; flows?: boolean }) => {
         const { runStart } = await import('../../app/run.js');
