@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { documentHash, sha256Hex } from '../../core/hash.js';
 import { mulberry32 } from '../../core/random.js';
 import { allOps, type OpEntry } from '../../schemas/vocab.js';
+import { withCatalogFields } from './catalog-shape.js';
 import { DISHES, type Dish, LANGS, STYLES, titleOf } from './words.js';
 
 export const MAX_COUNT = 5000;
@@ -195,22 +196,29 @@ export interface GeneratedFile {
   text: string;
 }
 
+/** `plain`: the recipe fields only (the default); `catalog`: plus the catalog fields (nutrition, cost, diet claims, source...). */
+export type Shape = 'plain' | 'catalog';
+
 /** Generate `count` recipes from `seed`. Pure: no clock, no randomness beyond the seed. */
-export function generateCatalog(count: number, seed: string): GeneratedFile[] {
+export function generateCatalog(count: number, seed: string, shape: Shape = 'plain'): GeneratedFile[] {
   if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) throw new RangeError(`count must be an integer from 1 to ${MAX_COUNT}`);
   const r = new Rand(prng(seed));
   const vocab = loadVocab();
   const out: GeneratedFile[] = [];
   for (let i = 0; i < count; i++) {
-    const doc = recipe(i, r, vocab);
+    let doc = recipe(i, r, vocab);
+    if (shape === 'catalog') {
+      const full = withCatalogFields(doc, i, r);
+      doc = { ...full, hash: documentHash(full) };
+    }
     out.push({ name: `${doc.id as string}.svc.json`, text: `${JSON.stringify(doc, null, 2)}\n` });
   }
   return out;
 }
 
 /** Generate and write into `outDir` (created if needed); returns the file names. */
-export function writeCatalog(outDir: string, count: number, seed: string): string[] {
-  const files = generateCatalog(count, seed);
+export function writeCatalog(outDir: string, count: number, seed: string, shape: Shape = 'plain'): string[] {
+  const files = generateCatalog(count, seed, shape);
   mkdirSync(outDir, { recursive: true });
   for (const f of files) writeFileSync(join(outDir, f.name), f.text);
   return files.map((f) => f.name);
