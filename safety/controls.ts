@@ -22,6 +22,7 @@ export const SAFETY_CONTROLS = [
   'safe-off-at-start',
   'data-dir-lock',
   'sd-watchdog-health',
+  'appliance-heat-lease',
 ] as const;
 
 export type SafetyControl = (typeof SAFETY_CONTROLS)[number];

@@ -25,6 +25,7 @@ t.test('over the mock binding: probe, read, set power, heat, switch off', async 
   await s.heater.set(0.5);
   t.equal(s.appliance.permille, 500);
   t.equal(s.heater.power, 0.5);
+  t.ok(s.appliance.received.includes(encodeFrame('PWR', 500, 2000).trim()), 'PWR carries the 2 s heat lease');
   for (let i = 0; i < 60; i++) {
     s.applianceClock.advance(1000); // appliance time; the heartbeat keeps its own lease alive
     await s.client.request('HBT', i);
@@ -36,7 +37,7 @@ t.test('over the mock binding: probe, read, set power, heat, switch off', async 
   await s.client.request('FLT');
   t.equal(s.appliance.permille, 0, 'the off frame reached the appliance');
   t.ok(
-    s.appliance.received.every((l) => /^\$[A-Z]{3}(,[0-9-]+)?\*[0-9A-F]{2}$/.test(l)),
+    s.appliance.received.every((l) => /^\$[A-Z]{3}(,[0-9-]+){0,2}\*[0-9A-F]{2}$/.test(l)),
     'every frame the host sent is well formed',
   );
 });
@@ -70,22 +71,30 @@ t.test('open() fails clearly when nothing answers', async (t) => {
   await t.rejects(s.client.open(), new RegExp(`no serial appliance answering on ${s.path}`));
 });
 
-t.test('the appliance switches itself off when the host goes quiet', async (t) => {
+t.test('the appliance switches itself off when the host goes quiet: its own timer, no frame needed', async (t) => {
   const clock = new ManualClock(0);
   const a = new SimAppliance({ clock, timeoutMs: 2000 });
   const out: string[] = [];
   a.send = (b) => out.push(b.toString());
   a.receive(Buffer.from(encodeFrame('PWR', 800)));
   t.equal(a.permille, 800);
-  t.equal(out[0], encodeFrame('OKP', 800));
+  t.equal(out[0], encodeFrame('OKP', 800, 2000), 'the answer carries the lease in force');
   clock.advance(1500);
   a.receive(Buffer.from(encodeFrame('HBT', 7)));
   clock.advance(1500);
-  a.step();
   t.equal(a.permille, 800, 'heartbeats keep it on');
-  clock.advance(2100);
-  a.step();
-  t.equal(a.permille, 0, 'off after 2 s of silence');
+  clock.advance(600);
+  t.equal(a.permille, 0, 'off once the lease ran out, with nothing received and nobody asking');
+  t.equal(a.leaseExpiries, 1);
+  a.receive(Buffer.from(encodeFrame('PWR', 600, 300)));
+  t.equal(out.at(-1), encodeFrame('OKP', 600, 300), 'the host sets the lease with PWR');
+  clock.advance(299);
+  t.equal(a.permille, 600);
+  clock.advance(2);
+  t.equal(a.permille, 0, 'the shorter lease applies');
+  a.receive(Buffer.from(encodeFrame('PWR', 600, 50)));
+  t.equal(out.at(-1), encodeFrame('NAK', 'ARG'), 'a lease under 100 ms is refused');
+  t.equal(a.permille, 0);
   a.receive(Buffer.from('$PWR,500*00\n'));
   t.equal(out.at(-1), encodeFrame('NAK', 'CS'));
   t.equal(a.permille, 0, 'a bad frame changes nothing');

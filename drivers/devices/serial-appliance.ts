@@ -5,7 +5,7 @@
  * one heater output and one temperature sensor.
  */
 import type { Clock, HeaterOutput, TemperatureReading, TemperatureSensor } from '../types.js';
-import { encodeFrame, FAULT_CODES, type Frame, intArg, isFrame, LineSplitter, parseFrame } from './serial-protocol.js';
+import { APPLIANCE_LEASE_MS, encodeFrame, FAULT_CODES, type Frame, intArg, isFrame, LineSplitter, parseFrame } from './serial-protocol.js';
 
 /** The byte stream the client talks over: a serialport SerialPort (real or mock), or anything alike. */
 export interface SerialLink {
@@ -149,7 +149,8 @@ export class SerialApplianceHeater implements HeaterOutput {
     if (!Number.isFinite(power)) throw new RangeError(`heater "${this.id}": power must be a number in 0..1, got ${power}`);
     const permille = Math.round(Math.max(0, Math.min(1, power)) * 1000);
     this.commanded = permille / 1000;
-    const f = await this.client.request('PWR', permille);
+    // The heat lease rides on every PWR: the appliance switches itself off when no valid frame renews it in time.
+    const f = await this.client.request('PWR', permille, APPLIANCE_LEASE_MS);
     const got = intArg(f.args[0], 0, 1000);
     if (got !== permille) {
       this.off();

@@ -5,6 +5,10 @@
  */
 
 export const MAX_LINE = 64;
+/** The heat lease a host asks for with `PWR,<permille>,<leaseMs>` (ms), and the bounds an appliance accepts. */
+export const APPLIANCE_LEASE_MS = 2000;
+export const MIN_LEASE_MS = 100;
+export const MAX_LEASE_MS = 10_000;
 export const FAULT_CODES: Record<string, string> = {
   '0': 'no fault',
   E1: 'probe open circuit',

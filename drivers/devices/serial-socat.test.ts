@@ -11,6 +11,15 @@ import { SimAppliance } from '../sim/sim-appliance.js';
 import { SerialApplianceHeater, SerialApplianceSensor } from './serial-appliance.js';
 import { openSerialAppliance } from './serial-open.js';
 
+/** Wait for a condition with a generous timeout (a loaded machine is slow; never a timing assertion). */
+async function until(check: () => boolean, what: () => string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 function ptyPair(): Promise<{ child: ChildProcess; a: string; b: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('socat', ['-d', '-d', 'pty,raw,echo=0', 'pty,raw,echo=0'], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -59,6 +68,57 @@ t.test('host driver and simulated appliance talk over a socat pty pair', async (
   t.equal(appliance.permille, 0);
   appliance.linkLost = true;
   t.equal((await sensor.read()).fault, 'bus_error', 'a silent appliance is a bus error');
+});
+
+t.test('kill -9 of the host ends heat on the appliance by its own lease, without the host', async (t) => {
+  const { child, a, b } = await ptyPair();
+  t.teardown(() => {
+    child.kill();
+  });
+  const appliance = new SimAppliance({ clock: systemClock, ambientC: 22 });
+  t.teardown(() => appliance.close());
+  const device = await serveApplianceOn(b, appliance);
+  t.teardown(() => device.close());
+  // The host: another process that opens the port, switches the heat on and keeps heartbeating until killed.
+  const script = `
+    const { systemClock } = await import(${JSON.stringify(new URL('../clock.ts', import.meta.url).href)});
+    const { openSerialAppliance } = await import(${JSON.stringify(new URL('./serial-open.ts', import.meta.url).href)});
+    const { SerialApplianceHeater } = await import(${JSON.stringify(new URL('./serial-appliance.ts', import.meta.url).href)});
+    const client = await openSerialAppliance(${JSON.stringify(a)}, 115200, systemClock);
+    await client.open();
+    await new SerialApplianceHeater(client, 'pan', 'pan_surface', ['pan'], 1800).set(1);
+    console.log('heating');
+    setInterval(() => {}, 1000);
+  `;
+  const host = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => host.kill('SIGKILL'));
+  let said = '';
+  host.stdout?.on('data', (d: Buffer) => {
+    said += d.toString();
+  });
+  host.stderr?.on('data', (d: Buffer) => {
+    said += d.toString();
+  });
+  await until(
+    () => said.includes('heating'),
+    () => `the host to switch the heat on (it said: ${said})`,
+  );
+  t.equal(appliance.permille, 1000, 'heat on at the appliance');
+  // Heartbeats keep the lease alive while the host lives (wait on a few of them, not on a duration).
+  const seen = appliance.received.length;
+  await until(
+    () => appliance.received.length >= seen + 3,
+    () => 'three heartbeats',
+  );
+  t.equal(appliance.permille, 1000, 'still on while renewed');
+  host.kill('SIGKILL');
+  await new Promise((r) => host.once('exit', r));
+  await until(
+    () => appliance.permille === 0,
+    () => 'the appliance to switch itself off',
+  );
+  t.equal(appliance.permille, 0, 'heat off with the host dead');
+  t.equal(appliance.leaseExpiries, 1, 'by the lease running out, not by a frame');
 });
 
 t.test('opening a serial path that does not exist fails clearly', async (t) => {

@@ -1,9 +1,21 @@
 /**
  * A simulated serial appliance (an induction hob with its own pan probe) speaking the line protocol byte for
- * byte. It keeps its own lease: without a valid frame for `timeoutMs` it switches its power off by itself.
+ * byte. It keeps its own heat lease: every valid frame renews it, `PWR,<permille>,<leaseMs>` sets its length
+ * (default `timeoutMs`, 2 s), and when a renewal is late a timer on its own clock switches the power off, with
+ * no frame and no host needed (a host killed with kill -9 sends nothing more).
  * Transport-agnostic: feed it bytes with `receive`, and it answers through `send`.
  */
-import { encodeFrame, FAULT_CODES, intArg, isFrame, LineSplitter, parseFrame } from '../devices/serial-protocol.js';
+import { controlActive } from '../../safety/controls.js';
+import {
+  encodeFrame,
+  FAULT_CODES,
+  intArg,
+  isFrame,
+  LineSplitter,
+  MAX_LEASE_MS,
+  MIN_LEASE_MS,
+  parseFrame,
+} from '../devices/serial-protocol.js';
 import type { Clock } from '../types.js';
 import { Vessel, type VesselSpec } from './thermal.js';
 
@@ -27,6 +39,10 @@ export class SimAppliance {
   received: string[] = [];
   private last: number;
   private lastValid: number;
+  private leaseMs: number;
+  private leaseTimer: unknown;
+  /** Heat switched off because the lease ran out (how many times). */
+  leaseExpiries = 0;
   private readonly splitter = new LineSplitter();
 
   constructor(private readonly o: SimApplianceOptions) {
@@ -36,12 +52,38 @@ export class SimAppliance {
     );
     this.last = o.clock.now();
     this.lastValid = this.last;
+    this.leaseMs = o.timeoutMs ?? 2000;
+  }
+
+  /** A valid frame arrived: the lease runs `leaseMs` from now. */
+  private renew(): void {
+    this.lastValid = this.o.clock.now();
+    if (this.leaseTimer !== undefined) this.o.clock.clearTimeout(this.leaseTimer);
+    this.leaseTimer = undefined;
+    // The mutation run's "appliance-heat-lease" mutant: heat stays on after the host falls silent.
+    if (this.permille === 0 && !controlActive('appliance-heat-lease')) return;
+    this.leaseTimer = this.o.clock.setTimeout(() => {
+      this.leaseTimer = undefined;
+      if (!controlActive('appliance-heat-lease')) return;
+      const was = this.permille;
+      this.step(); // the thermal model up to now, at the power it had until this instant
+      if (was > 0) {
+        this.permille = 0;
+        this.leaseExpiries++;
+      }
+    }, this.leaseMs);
+  }
+
+  /** Stop the lease timer (the simulated appliance is being discarded). */
+  close(): void {
+    if (this.leaseTimer !== undefined) this.o.clock.clearTimeout(this.leaseTimer);
+    this.leaseTimer = undefined;
   }
 
   /** Advance the thermal model and the appliance's own timeout to now. */
   step(): void {
     const now = this.o.clock.now();
-    if (this.permille > 0 && now - this.lastValid > (this.o.timeoutMs ?? 2000)) this.permille = 0;
+    if (this.permille > 0 && now - this.lastValid > this.leaseMs && controlActive('appliance-heat-lease')) this.permille = 0;
     this.vessel.step(now - this.last, (this.permille / 1000) * this.vessel.spec.heaterW);
     this.last = now;
     if (this.vessel.tempC > (this.o.cutoutC ?? 320) && this.fault === '0') {
@@ -74,13 +116,21 @@ export class SimAppliance {
   private answer(line: string): [string, ...Array<string | number>] {
     const f = parseFrame(line);
     if (!isFrame(f)) return ['NAK', f.error];
-    this.lastValid = this.o.clock.now();
+    const answer = this.command(f.cmd, f.args);
+    this.renew();
+    return answer;
+  }
+
+  private command(cmd: string, args: string[]): [string, ...Array<string | number>] {
+    const f = { cmd, args };
     switch (f.cmd) {
       case 'PWR': {
         const p = intArg(f.args[0], 0, 1000);
-        if (p === null || f.args.length !== 1) return ['NAK', 'ARG'];
+        const lease = f.args[1] === undefined ? this.leaseMs : intArg(f.args[1], MIN_LEASE_MS, MAX_LEASE_MS);
+        if (p === null || lease === null || f.args.length > 2) return ['NAK', 'ARG'];
+        this.leaseMs = lease;
         this.permille = this.fault === '0' ? p : 0;
-        return ['OKP', this.permille];
+        return ['OKP', this.permille, this.leaseMs];
       }
       case 'TMP':
         if (f.args.length !== 0) return ['NAK', 'ARG'];
