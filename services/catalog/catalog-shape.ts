@@ -62,7 +62,6 @@ export function withCatalogFields(base: Json, index: number, r: Rand): Json {
   const doc: Json = structuredClone(base);
   delete doc.hash;
   const dish = doc.dish as Json;
-  const servings = ((doc.yield as Json).servings as number) || 4;
   dish.difficulty = r.pick(['easy', 'easy', 'medium', 'medium', 'hard'] as const);
   dish.tags = [...((dish.tags as string[]) ?? []), r.pick(CATEGORIES)];
   dish.images = [{ url: `https://images.example/${doc.id as string}.jpg`, role: 'banner' }];

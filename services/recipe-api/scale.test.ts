@@ -14,7 +14,10 @@ t.test('catalog-shaped recipes validate, hash, and carry the catalog fields; pla
   const files = generateCatalog(300, 'shape', 'catalog');
   t.same(files, generateCatalog(300, 'shape', 'catalog'), 'seeded');
   const plain = generateCatalog(5, 'shape');
-  t.notOk(plain.some((f) => f.text.includes('"nutrition"')), 'the default shape stays plain');
+  t.notOk(
+    plain.some((f) => f.text.includes('"nutrition"')),
+    'the default shape stays plain',
+  );
   let facts = 0;
   for (const f of files) {
     const d = parseJson(f.text) as J;
