@@ -1,5 +1,6 @@
 /**
- * Two registry processes (`hearth registry serve --db postgres://…`, real child processes) on one PostgreSQL.
+ * Two registry processes (`hearth registry serve --db postgres://…`, real child processes) started together on
+ * one empty PostgreSQL database (the schema is migrated once).
  * Both publish the same name and version at the same moment, round after round: each time exactly one wins
  * (201) and the other gets the documented conflict (409 problem document), because the database holds the
  * rule, not either process. Afterwards each process serves the other's entries (a shared revision).
@@ -49,13 +50,17 @@ t.test('two registry processes on one database never publish a version twice', {
   const dataDir = mkdtempSync(join(tmpdir(), 'registry-race-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  const a = await serve(db, dataDir);
+  // Started together on an empty database: the migrations run once, under the advisory lock.
+  const keyDir = (n: string) => join(dataDir, n);
+  const [a, b] = await Promise.all([serve(db, keyDir('a')), serve(db, keyDir('b'))]);
   t.teardown(() => a.child.kill('SIGTERM'));
-  const b = await serve(db, dataDir);
   t.teardown(() => b.child.kill('SIGTERM'));
 
   const store = await PgRegistryStore.open(db);
   t.teardown(() => store.close());
+  t.same(store.applied, [], 'the two processes left nothing to migrate');
+  const ids = (await store.pool.query<{ id: string }>('SELECT id FROM schema_migrations ORDER BY id')).rows.map((r) => r.id);
+  t.same(ids, ['platform.idempotency.1', 'registry.pg.1'], 'each migration recorded once');
   await store.recordProof({ namespace: 'org.example', method: 'dns_txt', verifiedAt: '2026-11-20T12:00:00Z' });
   const { token } = await issueToken(store, ['org.example'], false, new Date());
 
