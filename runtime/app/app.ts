@@ -40,7 +40,13 @@ export interface AppOptions {
 function hostsOf(config: HearthConfig): string[] {
   const out = [...(config.allowedHosts ?? [])];
   if (config.host !== '0.0.0.0' && config.host !== '::') out.push(config.host);
-  if (config.publicUrl) out.push(new URL(config.publicUrl).hostname);
+  if (config.publicUrl) {
+    try {
+      out.push(new URL(config.publicUrl).hostname);
+    } catch {
+      throw new ConfigError(`/publicUrl ${JSON.stringify(config.publicUrl)} is not a URL`);
+    }
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
  * output off from the rig configuration alone (`hearth safe-off`), and only then load anything else
  * (device, recipes, the database), any of which may fail.
  */
+import { resolve } from 'node:path';
 import { loadRigConfig, type RigConfig } from '../../drivers/rig-config.js';
 import { safeOff } from '../../drivers/safe-off.js';
 import { controlActive } from '../../safety/controls.js';
@@ -35,6 +36,33 @@ async function safeOffAtStart(config: HearthConfig): Promise<void> {
   for (const r of await safeOff(rig)) {
     if (!r.ok) process.stderr.write(`hearth: safe-off: heater "${r.heater}" (${r.target}) not switched off: ${r.error}\n`);
   }
+}
+
+/** Where a setting came from, as the user wrote it: `--host`, `/etc/hearth.yaml: /host`, or the default. */
+function origin(opts: CliOptions, key: 'host' | 'httpPort', flag: string): string {
+  if (opts[key] !== undefined) return flag;
+  if (opts.config) return `${resolve(opts.config)}: /${key}`;
+  return `${flag} (default)`;
+}
+
+/** A listen failure as one line naming the file (or option) and the key, or undefined when it is not one. */
+export function listenProblem(
+  err: NodeJS.ErrnoException & { port?: number },
+  opts: CliOptions,
+  config: Pick<HearthConfig, 'host' | 'httpPort'>,
+): string | undefined {
+  const code = err?.code;
+  const host = JSON.stringify(config.host);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NONAME')
+    return `${origin(opts, 'host', '--host')}: ${host} does not resolve to an address (${code}); use an address of this machine such as 127.0.0.1 or 0.0.0.0, or a name that resolves`;
+  if (code === 'EADDRNOTAVAIL')
+    return `${origin(opts, 'host', '--host')}: ${host} is not an address of this machine (${code}); use one of its addresses, 127.0.0.1 or 0.0.0.0`;
+  if (code === 'EADDRINUSE' || code === 'EACCES') {
+    const why = code === 'EADDRINUSE' ? 'is in use by another process' : 'needs privileges (ports below 1024)';
+    if (err.port !== undefined && err.port !== config.httpPort) return `cannot listen on port ${err.port}: it ${why} (${code})`;
+    return `${origin(opts, 'httpPort', '--http-port')}: port ${config.httpPort} on ${config.host} ${why} (${code})`;
+  }
+  return undefined;
 }
 
 export async function runStart(opts: CliOptions & { flows?: boolean }): Promise<void> {
@@ -81,10 +109,8 @@ async function startLocked(opts: CliOptions & { flows?: boolean }, config: Heart
     url = await app.start();
   } catch (err) {
     await app.stop().catch(() => {});
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      throw new CliError(`cannot listen on ${app.ctx.config.host}:${app.ctx.config.httpPort} (${code})`);
-    }
+    const listen = listenProblem(err as NodeJS.ErrnoException & { port?: number }, opts, app.ctx.config);
+    if (listen) throw new CliError(listen);
     if (err instanceof ConfigError) throw new CliError(err.message);
     throw err;
   }

@@ -7,6 +7,7 @@ import { registerCatalog } from './catalog.js';
 import { registerConformance } from './conformance.js';
 import { registerDocuments } from './documents.js';
 import { registerIndex } from './index-cmd.js';
+import { registerInit } from './init.js';
 import { registerMandate } from './mandate.js';
 import { registerPair } from './pair.js';
 import { registerRecipeApi } from './recipe-api.js';
@@ -21,6 +22,7 @@ export type RegisterCommand = (program: Command) => void;
 
 export const commands: RegisterCommand[] = [
   registerStart,
+  registerInit,
   registerToken,
   registerPair,
   registerMandate,
