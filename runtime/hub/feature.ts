@@ -49,7 +49,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       const pairing = new PairingStore(ctx.db, ctx.tokens, Date.now, SCOPES);
       const safety: SafetyDeps = { supervisor: ctx.supervisor, bus: ctx.bus, now, stopAll: (m) => ctx.executor.stopAll(m) };
       registerSessionRoutes(ctx.http, sessions);
-      registerKitchenRoutes(ctx.http, kitchen);
+      registerKitchenRoutes(ctx.http, kitchen, () => ctx.principalKeys.list());
       registerSafetyRoutes(ctx.http, safety);
       registerPairingRoutes(ctx.http, pairing, SCOPES);
       registerPrincipalKeyRoutes(ctx.http, ctx.principalKeys);

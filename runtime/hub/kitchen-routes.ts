@@ -4,9 +4,13 @@
  * (`notify`) and the operating mode (GET `read`, PUT `admin`).
  */
 import type { FastifyInstance } from 'fastify';
+import { documentHash } from '../../core/hash.js';
+import type { KeyRecord } from '../../core/keys.js';
+import type { Money } from '../../core/mandate.js';
 import type { Principal } from '../../platform/http/auth.js';
-import type { InventoryPatch, KitchenService, OrderLine } from './kitchen.js';
+import type { InventoryPatch, KitchenService, OrderExtras, OrderLine } from './kitchen.js';
 import { MODES } from './kitchen.js';
+import { checkMandate } from './mandates.js';
 import { PREFIX } from './routes.js';
 
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 100 } } } as const;
@@ -58,6 +62,15 @@ export const orderSchema = {
       },
     },
     note: { type: 'string', maxLength: 500 },
+    provider: text(100),
+    estimatedTotal: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['amount', 'currency'],
+      properties: { amount: { type: 'number', minimum: 0, maximum: 1e9 }, currency: { type: 'string', pattern: '^[A-Z]{3}$' } },
+    },
+    /** An agent's signed AgentMandate (docs/hub.md#security); verified in full when present. */
+    mandate: { type: 'object', maxProperties: 40 },
   },
 } as const;
 
@@ -92,7 +105,7 @@ function who(p: Principal | null): Principal {
   return p;
 }
 
-export function registerKitchenRoutes(http: FastifyInstance, k: KitchenService): void {
+export function registerKitchenRoutes(http: FastifyInstance, k: KitchenService, mandateKeys: () => readonly KeyRecord[] = () => []): void {
   http.get(`${PREFIX}/inventory`, { config: { scope: 'read' } }, async () => k.inventory());
   http.patch(
     `${PREFIX}/inventory`,
@@ -104,8 +117,26 @@ export function registerKitchenRoutes(http: FastifyInstance, k: KitchenService):
     `${PREFIX}/orders`,
     { config: { scope: 'order:create', idempotency: 'required' }, schema: { body: orderSchema } },
     async (req, reply) => {
-      const b = req.body as { lines: OrderLine[]; note?: string };
-      const order = k.createOrder(b.lines, b.note, who(req.principal));
+      const b = req.body as { lines: OrderLine[]; note?: string; provider?: string; estimatedTotal?: Money; mandate?: unknown };
+      const by = who(req.principal);
+      const extras: OrderExtras = {};
+      if (b.provider !== undefined) extras.provider = b.provider;
+      if (b.estimatedTotal !== undefined) extras.estimatedTotal = b.estimatedTotal;
+      if (b.mandate !== undefined) {
+        // The spend so far is keyed by the hash computed here, never by a `hash` the caller declares.
+        let hash = '';
+        try {
+          hash = documentHash(b.mandate as Record<string, unknown>);
+        } catch {
+          hash = '';
+        }
+        extras.mandate = checkMandate(b.mandate, mandateKeys(), by, {
+          scope: 'order_groceries',
+          ...(b.provider !== undefined ? { provider: b.provider } : {}),
+          ...(b.estimatedTotal !== undefined ? { amount: b.estimatedTotal, spent: k.spentUnder(hash, b.estimatedTotal.currency) } : {}),
+        });
+      }
+      const order = k.createOrder(b.lines, b.note, by, extras);
       return reply.code(201).header('location', `${PREFIX}/orders/${order.id}`).send(order);
     },
   );

@@ -4,8 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
+import type { Money } from '../../core/mandate.js';
 import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
+import type { MandateRef } from './mandates.js';
 import { actorOf } from './sessions.js';
 import { SettingsRepo } from './store.js';
 import { type Actor, SVC_VERSION } from './types.js';
@@ -42,6 +44,18 @@ export interface OrderIntent {
   createdAt: string;
   approvedBy?: Actor;
   approvedAt?: string;
+  /** Where the agent means to order (checked against the mandate's allowedProviders). */
+  provider?: string;
+  /** What the order is expected to cost (checked against the mandate's caps). */
+  estimatedTotal?: Money;
+  /** The verified mandate an agent created the order under. */
+  mandate?: MandateRef;
+}
+
+export interface OrderExtras {
+  provider?: string;
+  estimatedTotal?: Money;
+  mandate?: MandateRef;
 }
 
 export const MODES = ['normal', 'eco', 'quiet', 'away', 'guest', 'fasting'] as const;
@@ -99,7 +113,14 @@ export class KitchenService {
     return this.inventory();
   }
 
-  createOrder(lines: OrderLine[], note: string | undefined, by: Principal): OrderIntent {
+  /** What orders not canceled under the mandate `hash` are expected to cost, in `currency`. */
+  spentUnder(hash: string, currency: string): number {
+    return this.orders(1000)
+      .filter((o) => o.mandate?.hash === hash && o.state !== 'canceled' && o.estimatedTotal?.currency === currency)
+      .reduce((sum, o) => sum + (o.estimatedTotal?.amount ?? 0), 0);
+  }
+
+  createOrder(lines: OrderLine[], note: string | undefined, by: Principal, extras: OrderExtras = {}): OrderIntent {
     const order: OrderIntent = {
       svc: SVC_VERSION,
       kind: 'OrderIntent',
@@ -107,6 +128,7 @@ export class KitchenService {
       state: 'awaiting_approval',
       lines,
       ...(note ? { note } : {}),
+      ...extras,
       createdBy: actorOf(by),
       createdAt: this.iso(),
     };
@@ -122,8 +144,8 @@ export class KitchenService {
     return JSON.parse(row.doc) as OrderIntent;
   }
 
-  orders(): OrderIntent[] {
-    return (this.db.prepare('SELECT doc FROM hub_orders ORDER BY created_at DESC, id LIMIT 100').all() as { doc: string }[]).map(
+  orders(limit = 100): OrderIntent[] {
+    return (this.db.prepare('SELECT doc FROM hub_orders ORDER BY created_at DESC, id LIMIT ?').all(limit) as { doc: string }[]).map(
       (r) => JSON.parse(r.doc) as OrderIntent,
     );
   }
