@@ -4,7 +4,7 @@
  * safety/controls.ts, in a spawned hearth through an `--import` preload that does the same) and reports
  * whether the physical outcome was safe. Each one fails when its own control is disabled.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SimGpio } from '../drivers/buses/gpio.js';
@@ -13,6 +13,7 @@ import { RelayHeater } from '../drivers/devices/relay-heater.js';
 import { encodeFrame } from '../drivers/devices/serial-protocol.js';
 import { SimAppliance } from '../drivers/sim/sim-appliance.js';
 import { lockDataDir } from '../runtime/app/data-dir-lock.js';
+import { createSdNotifier } from '../runtime/app/sd-notify.js';
 import type { SafetyControl } from '../safety/controls.js';
 import { runCli } from './cli.js';
 
@@ -98,6 +99,45 @@ export const outputScenarios: OutputScenario[] = [
           return { ok: second === undefined, detail: second ? 'two holders of one data directory' : 'the second was refused' };
         } finally {
           await first.release();
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }),
+  },
+  {
+    name: 'an unhealthy loop sends systemd no WATCHDOG=1',
+    control: 'sd-watchdog-health',
+    run: ({ disabled }) =>
+      withDisabled(disabled, async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'hearth-mutant-sd-'));
+        // The sender: a stand-in for systemd-notify that writes down every message it is asked to send.
+        const sent = join(dir, 'sent');
+        const sender = join(dir, 'notify.sh');
+        writeFileSync(sender, `#!/bin/sh\necho "$@" >> '${sent}'\n`);
+        chmodSync(sender, 0o755);
+        let checks = 0;
+        const n = createSdNotifier({
+          env: { NOTIFY_SOCKET: join(dir, 'sock'), WATCHDOG_USEC: '100000', PATH: process.env.PATH },
+          command: sender,
+          healthy: () => {
+            checks++;
+            return false;
+          },
+        });
+        try {
+          n.ready();
+          // Wait for five ping ticks (counted by the ticks themselves when healthy() is not asked), or 30 s.
+          const end = Date.now() + 30_000;
+          while (Date.now() < end && checks < 5 && !(existsSync(sent) && /WATCHDOG=1/.test(readFileSync(sent, 'utf8')))) {
+            await new Promise((r) => setTimeout(r, 20));
+          }
+          const text = existsSync(sent) ? readFileSync(sent, 'utf8') : '';
+          const pinged = /WATCHDOG=1/.test(text);
+          return {
+            ok: !pinged && checks >= 5,
+            detail: pinged ? 'WATCHDOG=1 sent while unhealthy' : `no ping in ${checks} unhealthy ticks`,
+          };
+        } finally {
+          n.close();
           rmSync(dir, { recursive: true, force: true });
         }
       }),
