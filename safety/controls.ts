@@ -23,6 +23,7 @@ export const SAFETY_CONTROLS = [
   'data-dir-lock',
   'sd-watchdog-health',
   'appliance-heat-lease',
+  'stop-any-body',
 ] as const;
 
 export type SafetyControl = (typeof SAFETY_CONTROLS)[number];

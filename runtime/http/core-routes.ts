@@ -1,11 +1,10 @@
 /**
  * The Core (executor) API, semantics §6: executions (start, status with ETag, stop, resume with If-Match, log),
  * safety limits, capabilities, recalls and incidents. Start and resume need the `cook` scope, status and log
- * `read`; the rest need no token. Every POST takes an Idempotency-Key (stop: optional, and stop never
- * depends on its body: heat is cut before the body is even read).
+ * `read`; the rest need no token. Every POST takes an Idempotency-Key (stop: accepted, never needed, and
+ * stop never depends on its body: heat is cut before the body is even read).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import { parseJson } from '../../core/canonical.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import { createValidatorCompiler } from '../../platform/http/validation.js';
 import type { AppContext } from '../app/context.js';
@@ -14,6 +13,7 @@ import { storeIncident } from '../store/recalls.js';
 import { registerLimitRoutes } from '../supervisor/limit-routes.js';
 import { parseRecallsSince } from './recalls-since.js';
 import { executeRequestSchema, executionParams, incidentReportSchema, recallsQuery, resumeRequestSchema } from './schemas.js';
+import { acceptAnyStopBody, reasonOf, stopBodyOf } from './stop-body.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -119,28 +119,18 @@ export function registerCoreRoutes(ctx: AppContext, now: () => number): void {
 }
 
 /**
- * Stop lives in its own scope: no token, an optional Idempotency-Key, and any body (or none) is accepted:
- * the stop itself happens in onRequest, before the body is read, so nothing about the body can delay it.
+ * Stop lives in its own scope: no token, and any body (or none), of any type or size, is accepted: the stop
+ * itself happens in onRequest, before the body is read, and the body is then drained without being kept
+ * (runtime/http/stop-body.ts). A body that is not a StopRequest is a warning in the log, never a refusal.
+ * An Idempotency-Key is accepted and not needed: stop is idempotent by itself (a repeated stop answers the
+ * same final status), so no key, malformed or reused, can turn it into an error.
  */
 function registerStop(http: FastifyInstance, ctx: AppContext): void {
   http.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser(
-      '*',
-      { parseAs: 'string', bodyLimit: 64 * 1024 },
-      (_req: FastifyRequest, body: string | Buffer, done: (err: Error | null, v?: unknown) => void) => {
-        try {
-          const text = body.toString();
-          done(null, text.trim() === '' ? undefined : parseJson(text));
-        } catch {
-          done(null, undefined);
-        }
-      },
-    );
+    acceptAnyStopBody(scope);
     scope.post<IdParams>(
       '/v1/executions/:id/stop',
       {
-        config: { idempotency: 'optional' },
         onRequest: async (req) => {
           const id = (req.params as { id?: string }).id ?? '';
           (req as FastifyRequest & { stopped?: ExecutionStatus }).stopped = ctx.executor.stop(id);
@@ -149,8 +139,16 @@ function registerStop(http: FastifyInstance, ctx: AppContext): void {
       async (req, reply) => {
         const status = (req as FastifyRequest & { stopped?: ExecutionStatus }).stopped;
         if (!status) throw notFound(req.params.id);
+        const body = stopBodyOf(req);
+        const reason = reasonOf(body, STOP_REQUEST_MEMBERS);
+        if (body.warnings.length > 0)
+          req.log.warn({ execution: status.id, warnings: body.warnings }, 'stop request with a malformed body (stopped anyway)');
+        if (reason !== undefined) req.log.info({ execution: status.id, reason }, 'stop requested');
         return sendStatus(reply, status, 202);
       },
     );
   });
 }
+
+/** The members of a StopRequest (core.schema.json); any other is warned about. */
+const STOP_REQUEST_MEMBERS = ['core', 'kind', 'execution', 'requestedBy', 'reason'];

@@ -61,6 +61,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         capabilities: ctx.device.capabilities,
         safety,
         now,
+        warn: (message) => ctx.log.warn({ component: 'mcp' }, message),
         ...(opts.runFlow ? { runFlow: opts.runFlow } : {}),
       };
       closeMcp = mountHubMcp(ctx.http, deps);

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requirePrincipal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import type { EventBus } from '../events/bus.js';
+import { acceptAnyStopBody, reasonOf, stopBodyOf } from '../http/stop-body.js';
 import type { SafetySupervisor, SafetyTrip } from '../supervisor/types.js';
 import { PREFIX } from './routes.js';
 
@@ -44,25 +45,35 @@ export function safetyState(d: SafetyDeps) {
 type Stopped = FastifyRequest & { estop?: SafetyTrip };
 
 export function registerSafetyRoutes(http: FastifyInstance, d: SafetyDeps): void {
-  http.post(
-    `${PREFIX}/safety/estop`,
-    {
-      config: { idempotency: 'optional' },
-      // No body schema: an e-stop is never refused for its body (none, or `{reason}`).
-      // The stop happens here, after the token check and before the body is read or validated.
-      onRequest: async (req) => {
-        const p = requirePrincipal(req);
-        (req as Stopped).estop = emergencyStop(d, 'requested over the hub API', `${p.kind} ${p.name}`);
+  http.register(async (scope) => {
+    // Any body (none, `{reason}`, or anything else, of any type or size) is drained and at most warned about:
+    // an e-stop is never refused for its body (runtime/http/stop-body.ts). No Idempotency-Key is needed: a
+    // repeated e-stop cuts heat again and answers the same latched state.
+    acceptAnyStopBody(scope);
+    scope.post(
+      `${PREFIX}/safety/estop`,
+      {
+        // The stop happens here, after the token check and before the body is read.
+        onRequest: async (req) => {
+          const p = requirePrincipal(req);
+          (req as Stopped).estop = emergencyStop(d, 'requested over the hub API', `${p.kind} ${p.name}`);
+        },
       },
-    },
-    async (req, reply) => {
-      const raw = (req.body as { reason?: unknown } | undefined)?.reason;
-      const reason = typeof raw === 'string' ? raw.slice(0, 300) : undefined;
-      return reply
-        .code(202)
-        .send({ accepted: true, action: 'heat_off_all', ...(reason ? { reason } : {}), ...safetyState(d), trip: (req as Stopped).estop });
-    },
-  );
+      async (req, reply) => {
+        const body = stopBodyOf(req);
+        const reason = reasonOf(body);
+        if (body.warnings.length > 0) req.log.warn({ warnings: body.warnings }, 'emergency stop with a malformed body (stopped anyway)');
+        return reply.code(202).send({
+          accepted: true,
+          action: 'heat_off_all',
+          ...(reason ? { reason } : {}),
+          ...(body.warnings.length > 0 ? { warnings: body.warnings } : {}),
+          ...safetyState(d),
+          trip: (req as Stopped).estop,
+        });
+      },
+    );
+  });
 
   http.get(`${PREFIX}/safety`, { config: { scope: 'read' } }, async () => safetyState(d));
 

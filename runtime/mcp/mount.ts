@@ -28,6 +28,15 @@ async function loadHandler(d: HubMcpDeps): Promise<Handler> {
   return hubMcpHandler(d);
 }
 
+/** True for a JSON-RPC `tools/call` of `emergency_stop` (alone or in a batch). */
+function isEmergencyStop(body: unknown): boolean {
+  const calls = Array.isArray(body) ? body : [body];
+  return calls.some((c) => {
+    const m = c as { method?: unknown; params?: { name?: unknown } } | null;
+    return typeof m === 'object' && m !== null && m.method === 'tools/call' && m.params?.name === 'emergency_stop';
+  });
+}
+
 /** MCP requests one token may have in flight at once (the hub's MCP is stateless: a request is its session). */
 export const MAX_MCP_REQUESTS_PER_TOKEN = 4;
 
@@ -50,7 +59,8 @@ export function mountHubMcp(http: FastifyInstance, d: HubMcpDeps, maxPerToken = 
   };
   const serve = async (req: FastifyRequest, reply: FastifyReply) => {
     const principal = requirePrincipal(req);
-    const release = inFlight.take(principal.id);
+    // An emergency stop is never turned away by the in-flight cap (it is answered at once anyway).
+    const release = inFlight.take(principal.id) ?? (isEmergencyStop(req.body) ? () => {} : undefined);
     if (!release) {
       throw new ProblemError('rate-limited', `this token already has ${maxPerToken} MCP requests in flight`, {}, { 'Retry-After': '1' });
     }

@@ -3,13 +3,15 @@
  * on the hub, where every call is already paired, and "any" for the emergency stop). Recipe text travels as
  * data: every result is JSON in `structuredContent` and in a text block labelled as data.
  */
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import { jsonSchema } from '../../platform/mcp/schema.js';
+import { controlActive } from '../../safety/controls.js';
 import { type Catalog, recipeOf } from '../../services/index/catalog.js';
 import { indexEntry, type Json } from '../../services/index/entry.js';
 import { kitchenOf, MatchInputError, matchKitchen, planPreview } from '../../services/index/match.js';
+import { REASON_MAX, reasonValue } from '../http/stop-body.js';
 import type { InventoryPatch, KitchenService, OrderLine } from '../hub/kitchen.js';
 import { inventoryPatchSchema, modeSchema, notifySchema, orderSchema } from '../hub/kitchen-routes.js';
 import { createSessionSchema, rulesSchema } from '../hub/routes.js';
@@ -24,6 +26,8 @@ export interface HubMcpDeps {
   capabilities: unknown;
   safety: SafetyDeps;
   now(): number;
+  /** Logs a warning (a malformed emergency_stop, say); optional. */
+  warn?(message: string): void;
   /** Runs a deployed Node-RED flow (`hearth start --flows`, runtime/flows); the `run_flow` tool exists only with it. */
   runFlow?(flowId: string, inputs: Json, by: Principal): Promise<unknown>;
 }
@@ -252,15 +256,7 @@ export function registerHubTools(server: McpServer, d: HubMcpDeps, principal: Pr
     notifySchema,
     (a, p) => ({ ...d.kitchen.notify(a, p) }),
   );
-  tool<{ reason?: string }>(
-    'emergency_stop',
-    'Emergency stop: cut heat everywhere now. Any paired token may call it.',
-    { type: 'object', additionalProperties: false, properties: { reason: str(300) } },
-    (a, p) => {
-      const trip = emergencyStop(d.safety, a.reason ?? 'requested over MCP', `${p.kind} ${p.name}`);
-      return { accepted: true, action: 'heat_off_all', ...safetyState(d.safety), trip };
-    },
-  );
+  registerEmergencyStop(server, d, principal);
   tool(
     'get_mode',
     'The hub’s operating mode.',
@@ -270,6 +266,64 @@ export function registerHubTools(server: McpServer, d: HubMcpDeps, principal: Pr
   );
   tool<{ mode: string }>('set_mode', 'Set the hub’s operating mode.', modeSchema, (a) => ({ ...d.kitchen.setMode(a.mode) }));
   if (d.runFlow) registerRunFlow(server, d.runFlow, principal);
+}
+
+/** What `emergency_stop` advertises; its arguments are never refused against it (see registerEmergencyStop). */
+const EMERGENCY_STOP_SCHEMA = {
+  type: 'object',
+  properties: { reason: { type: 'string', maxLength: REASON_MAX, description: 'Why (optional; recorded with the stop).' } },
+};
+
+/** A Standard Schema that accepts any value: the tool itself reads what it can and warns about the rest. */
+function acceptAny<T>(advertised: Record<string, unknown>): StandardSchemaWithJSON<T, T> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'hearth',
+      validate: (value: unknown) => ({ value: value as T }),
+      jsonSchema: { input: () => advertised, output: () => advertised },
+    },
+  };
+}
+
+/**
+ * `emergency_stop` {reason} (any paired token): cuts heat everywhere whatever its arguments are. A reason
+ * that is not a string, is too long, or comes with other members is a warning in the answer and the log,
+ * never a refusal (control `stop-any-body`; without it the arguments are checked against the schema first).
+ */
+function registerEmergencyStop(server: McpServer, d: HubMcpDeps, principal: Principal): void {
+  const strict = { type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: REASON_MAX } } };
+  const lenient = controlActive('stop-any-body');
+  server.registerTool(
+    'emergency_stop',
+    {
+      description: 'Emergency stop: cut heat everywhere now. Any paired token may call it; its arguments are never a reason to refuse.',
+      inputSchema: lenient ? acceptAny<unknown>(EMERGENCY_STOP_SCHEMA) : jsonSchema<unknown>(strict),
+      annotations: { readOnlyHint: false, openWorldHint: false },
+    },
+    async (args: unknown): Promise<Result> => {
+      const warnings: string[] = [];
+      let reason: string | undefined;
+      if (args !== undefined && args !== null && typeof args === 'object' && !Array.isArray(args)) {
+        const doc = args as Record<string, unknown>;
+        const extra = Object.keys(doc).filter((k) => k !== 'reason');
+        if (extra.length > 0) warnings.push(`unexpected arguments ignored: ${extra.slice(0, 5).join(', ').slice(0, 200)}`);
+        reason = reasonValue(doc.reason, warnings);
+      } else if (args !== undefined && args !== null) {
+        warnings.push('the arguments are not an object; they were ignored');
+      }
+      const trip = emergencyStop(d.safety, reason ?? 'requested over MCP', `${principal.kind} ${principal.name}`);
+      if (warnings.length > 0)
+        d.warn?.(`emergency_stop by ${principal.kind} ${principal.name} with malformed arguments (stopped anyway): ${warnings.join('; ')}`);
+      return dataResult({
+        accepted: true,
+        action: 'heat_off_all',
+        ...(warnings.length > 0 ? { warnings } : {}),
+        ...safetyState(d.safety),
+        trip,
+      });
+    },
+  );
 }
 
 /** `run_flow` {flowId, inputs} (scope cook): a deployed flow's answer. Flows use the public API only. */
