@@ -38,6 +38,41 @@ function makeAjv(coerce: boolean, extra: Options = {}): Ajv {
   return ajv;
 }
 
+/** Longest array checked for `uniqueItems` where a schema sets no `maxItems` (the check is quadratic). */
+export const UNIQUE_ITEMS_CAP = 1000;
+
+/**
+ * The schema with every `uniqueItems` made conditional on the array's length: with `allErrors`, ajv runs the
+ * quadratic uniqueness check even on an array already refused by `maxItems`, so a 40,000-item array in a
+ * 256 KiB body held the event loop for tens of seconds. Here uniqueness is only checked on an array within
+ * its `maxItems` (or UNIQUE_ITEMS_CAP where none is set, beyond which the array is refused). Objects without
+ * `uniqueItems` anywhere below are returned as they are.
+ */
+export function boundUniqueItems(schema: unknown): unknown {
+  if (Array.isArray(schema)) {
+    const out = schema.map(boundUniqueItems);
+    return out.some((v, i) => v !== schema[i]) ? out : schema;
+  }
+  if (schema === null || typeof schema !== 'object') return schema;
+  const src = schema as Record<string, unknown>;
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(src)) {
+    const b = k === 'enum' || k === 'const' || k === 'default' || k === 'examples' ? v : boundUniqueItems(v);
+    if (b !== v) changed = true;
+    out[k] = b;
+  }
+  if (src.uniqueItems === true) {
+    const max = typeof src.maxItems === 'number' ? src.maxItems : UNIQUE_ITEMS_CAP;
+    delete out.uniqueItems;
+    out.maxItems = max;
+    const guard = { if: { maxItems: max }, then: { uniqueItems: true } };
+    out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), guard];
+    changed = true;
+  }
+  return changed ? out : schema;
+}
+
 /** A fastify validatorCompiler: strict for bodies, coercing for the string-only parts of a request. */
 export function createValidatorCompiler(extra: Options = {}): FastifySchemaCompiler<FastifySchema> {
   const strict = makeAjv(false, extra);
@@ -48,7 +83,7 @@ export function createValidatorCompiler(extra: Options = {}): FastifySchemaCompi
     const key = schema as object;
     let fn = httpPart === 'body' ? cache.get(key) : undefined;
     if (!fn) {
-      fn = ajv.compile(schema as object);
+      fn = ajv.compile(boundUniqueItems(schema) as object);
       if (httpPart === 'body') cache.set(key, fn);
     }
     const validate = fn;

@@ -108,3 +108,21 @@ t.test('hearth pair: bad input is one line on stderr and exit 2; --help works', 
   t.equal(help.code, 0);
   t.match(help.stdout, /--scopes <list>/);
 });
+
+t.test(
+  'a large body on the unauthenticated pairing routes is a 413 problem; a long array is refused, not validated item by item',
+  async (t) => {
+    const h = await startHub();
+    t.teardown(() => h.close());
+    const scopes = Array.from({ length: 40_000 }, (_, i) => i);
+    const big = await h.call('POST', '/svc/v1/pair', { key: false, body: { name: 'x', kind: 'agent', scopes } });
+    t.equal(big.status, 413);
+    t.match(big.body.type, /\/errors\/payload-too-large$/);
+    const poll = await h.call('POST', '/svc/v1/pair/token', { key: false, body: { pollSecret: 'p'.repeat(10_000) } });
+    t.equal(poll.status, 413, 'the poll route too');
+    const ok = await h.call('POST', '/svc/v1/pair', { key: false, body: { name: 'agent', kind: 'agent', scopes: ['read'] } });
+    t.equal(ok.status, 201, 'an ordinary request still pairs');
+    const twice = await h.call('POST', '/svc/v1/pair', { key: false, body: { name: 'agent', kind: 'agent', scopes: ['read', 'read'] } });
+    t.equal(twice.status, 422, 'uniqueness is still checked within maxItems');
+  },
+);

@@ -13,6 +13,9 @@ import { PairingError, type PairingStore } from './store.js';
 
 const PREFIX = '/svc/v1';
 
+/** Largest body the unauthenticated pairing routes read (a request is a name, a kind and at most 20 scopes). */
+export const PAIR_BODY_LIMIT = 4 * 1024;
+
 export function scopeList(scopes: readonly string[]) {
   return { type: 'array', minItems: 1, maxItems: 20, uniqueItems: true, items: { enum: [...scopes] } } as const;
 }
@@ -31,6 +34,8 @@ export function registerPairingRoutes(http: FastifyInstance, store: PairingStore
   http.post(
     `${PREFIX}/pair`,
     {
+      // No token: the body is small by construction, so a large one is refused (413) before it is parsed.
+      bodyLimit: PAIR_BODY_LIMIT,
       config: { idempotency: 'optional' },
       schema: {
         body: {
@@ -66,6 +71,7 @@ export function registerPairingRoutes(http: FastifyInstance, store: PairingStore
   http.post(
     `${PREFIX}/pair/token`,
     {
+      bodyLimit: PAIR_BODY_LIMIT,
       schema: {
         body: {
           type: 'object',
