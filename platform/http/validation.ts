@@ -66,6 +66,7 @@ export function boundUniqueItems(schema: unknown): unknown {
     const max = typeof src.maxItems === 'number' ? src.maxItems : UNIQUE_ITEMS_CAP;
     delete out.uniqueItems;
     out.maxItems = max;
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords, not a thenable
     const guard = { if: { maxItems: max }, then: { uniqueItems: true } };
     out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), guard];
     changed = true;
