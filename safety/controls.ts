@@ -24,6 +24,9 @@ export const SAFETY_CONTROLS = [
   'sd-watchdog-health',
   'appliance-heat-lease',
   'stop-any-body',
+  'latch-persisted',
+  'latch-reset-scope',
+  'flows-os-nodes-excluded',
 ] as const;
 
 export type SafetyControl = (typeof SAFETY_CONTROLS)[number];

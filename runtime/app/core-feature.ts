@@ -14,6 +14,7 @@ import { SCOPES } from '../hub/types.js';
 import { executionsMigration } from '../store/executions.js';
 import { PrincipalKeyStore, principalKeysMigration } from '../store/principal-keys.js';
 import { incidentsMigration, recallsMigration } from '../store/recalls.js';
+import { LatchStore, latchMigration, persistLatch } from '../supervisor/latch-store.js';
 import type { AppContext, Feature } from './context.js';
 
 export const coreMigrations: Migration[] = [
@@ -23,6 +24,7 @@ export const coreMigrations: Migration[] = [
   recallsMigration,
   incidentsMigration,
   principalKeysMigration,
+  latchMigration,
 ];
 
 export function coreFeature(opts: { simulated: boolean; tickMs?: number }): Feature {
@@ -31,6 +33,9 @@ export function coreFeature(opts: { simulated: boolean; tickMs?: number }): Feat
     async start(ctx: AppContext) {
       await ctx.rig.open();
       ctx.rig.allHeatOff();
+      // A stop latched before a restart stays latched (before the executor can start anything).
+      const latch = persistLatch(new LatchStore(ctx.db), ctx.supervisor, ctx.bus);
+      if (latch.restored) ctx.log.warn({ trip: latch.restored }, 'a safety stop latched before the restart is still latched');
       const now = () => ctx.clock.now();
       ctx.tokens = new TokenStore(ctx.db, Date.now);
       ctx.idempotency = new IdempotencyStore(ctx.db, { now: Date.now });

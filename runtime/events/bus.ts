@@ -16,6 +16,8 @@ export interface BusEvents {
     at: string;
     executionId?: string;
     sessionId?: string;
+    /** Who reset a safety stop (kind `reset`). */
+    by?: string;
     /** Who caused it, when it came from outside (e.g. the MQTT client whose spoofed safety publish was refused). */
     origin?: { clientId: string; principal?: string; topic?: string };
   };

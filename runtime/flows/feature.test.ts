@@ -15,6 +15,7 @@ import { KOSHARI } from '../app/testing.js';
 import { startDashboardApp } from '../dashboard/test-app.js';
 import { testBusFeature } from '../homeassistant/test-bus.js';
 import { flowsFeature } from './feature.js';
+import { EXCLUDED_NODE_TYPES } from './node-red.js';
 
 const flows = flowsFeature();
 const d = await startDashboardApp({
@@ -173,4 +174,13 @@ t.test('WebSocket upgrades: the editor comms go to Node-RED, the hub feed to the
   });
   t.pass('the hub event feed still upgrades');
   feed.close();
+});
+
+t.test('Node-RED loads none of the OS-touching nodes: exec, file, watch, tcp, udp', async (t) => {
+  const res = await api('/flows/nodes', { token: admin, headers: { accept: 'application/json' } });
+  t.equal(res.status, 200);
+  const sets = (await res.json()) as { types: string[] }[];
+  const types = new Set(sets.flatMap((s) => s.types));
+  t.ok(types.has('function') && types.has('svc-execute'), 'the ordinary and Hearth nodes are there');
+  for (const type of EXCLUDED_NODE_TYPES) t.notOk(types.has(type), `no ${type} node`);
 });

@@ -3,6 +3,7 @@
  * loads none of it): where its files and Hearth's nodes are, and the settings that put its editor and admin API
  * behind Hearth's tokens.
  */
+
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { problem } from '../../core/problems.js';
 import type { Principal } from '../../platform/http/auth.js';
+import { controlActive } from '../../safety/controls.js';
 
 const require = createRequire(import.meta.url);
 
@@ -72,6 +74,18 @@ export interface SettingsInput {
 }
 
 const isAdmin = (p: Principal | null): p is Principal => p?.scopes.includes('admin') === true;
+
+/**
+ * Node-RED's core nodes that reach the operating system around Hearth (control `flows-os-nodes-excluded`):
+ * `exec` runs programs (`gpioset`, `echo 1 > /sys/class/gpio/...`), `file`/`file in` write and read any file
+ * the process may (sysfs GPIO, the rig config, the store), `watch` watches the file system, and the `tcp` and
+ * `udp` nodes speak raw sockets (a GPIO daemon such as pigpiod listens on TCP, an appliance on a serial-over-
+ * network bridge). None of them is loaded: a flow that uses one is not started (its types are missing).
+ * What stays is in docs/maker.md.
+ */
+export const EXCLUDED_NODE_FILES = ['90-exec.js', '10-file.js', '23-watch.js', '31-tcpin.js', '32-udp.js'];
+/** The node types those files register (for the test and the docs). */
+export const EXCLUDED_NODE_TYPES = ['exec', 'file', 'file in', 'watch', 'tcp in', 'tcp out', 'tcp request', 'udp in', 'udp out'];
 
 /** Node-RED settings: editor and admin API at `root`, HTTP-in endpoints at `root/api`, both for admin tokens only. */
 export function nodeRedSettings(i: SettingsInput): Record<string, unknown> {
@@ -144,6 +158,9 @@ export function nodeRedSettings(i: SettingsInput): Record<string, unknown> {
     runtimeState: { enabled: false },
     telemetry: { enabled: false, updateNotification: false },
     functionExternalModules: false,
+    // Function nodes see no shared globals from Hearth (and cannot load modules: functionExternalModules).
+    functionGlobalContext: {},
+    ...(controlActive('flows-os-nodes-excluded') ? { nodesExcludes: EXCLUDED_NODE_FILES } : {}),
     externalModules: { autoInstall: false, palette: { allowInstall: false }, modules: { allowInstall: false } },
   };
 }

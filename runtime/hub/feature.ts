@@ -47,7 +47,13 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       sessions.open();
       const kitchen = new KitchenService(ctx.db, now);
       const pairing = new PairingStore(ctx.db, ctx.tokens, Date.now, SCOPES);
-      const safety: SafetyDeps = { supervisor: ctx.supervisor, bus: ctx.bus, now, stopAll: (m) => ctx.executor.stopAll(m) };
+      const safety: SafetyDeps = {
+        supervisor: ctx.supervisor,
+        bus: ctx.bus,
+        now,
+        stopAll: (m) => ctx.executor.stopAll(m),
+        present: () => ctx.executor.humanPresent(),
+      };
       registerSessionRoutes(ctx.http, sessions);
       registerKitchenRoutes(ctx.http, kitchen, () => ctx.principalKeys.list());
       registerSafetyRoutes(ctx.http, safety);

@@ -3,11 +3,12 @@
  * token whatever its scopes (the physical button works with none: the supervisor watches it): heat is cut on
  * every heater through the supervisor before the body is even read, the stop latches, and a `safety` event
  * (kind `estop`, action `heat_off_all`) goes on the bus. `GET /svc/v1/safety` shows the latched state, the trip
- * and what to check; `POST /svc/v1/safety/reset` clears it and only a person's token may.
+ * and what to check; `POST /svc/v1/safety/reset` clears it: an admin token, or a person's token while a person is sensed present.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requirePrincipal } from '../../platform/http/auth.js';
+import { type Principal, requirePrincipal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
+import { controlActive } from '../../safety/controls.js';
 import type { EventBus } from '../events/bus.js';
 import { acceptAnyStopBody, reasonOf, stopBodyOf } from '../http/stop-body.js';
 import type { SafetySupervisor, SafetyTrip } from '../supervisor/types.js';
@@ -19,6 +20,29 @@ export interface SafetyDeps {
   now: () => number;
   /** Stop whatever the executor runs (used when the stop was already latched). */
   stopAll(message: string): void;
+  /** The presence sensor's reading: a person is at the appliance (never a client's claim). Absent: nobody. */
+  present?(): boolean;
+}
+
+/**
+ * Who may reset a latched stop (control `latch-reset-scope`): always a person's token (kind `human`), and then
+ * either one with the `admin` scope, or any while the presence sensor senses someone at the appliance (a person there, confirming on a paired
+ * interface). Returns how the caller qualified, for the log; throws a problem otherwise.
+ */
+export function resetAuthority(d: SafetyDeps, p: Principal): 'admin' | 'present person' {
+  if (!controlActive('latch-reset-scope')) {
+    if (p.kind !== 'human') throw new ProblemError('not-human-approver', 'only a person’s token can reset a safety stop');
+    return 'present person';
+  }
+  if (p.kind !== 'human')
+    throw new ProblemError('not-human-approver', 'a safety stop is reset by a person: with an admin token, or at the appliance');
+  if (p.scopes.includes('admin')) return 'admin';
+  if (!(d.present?.() ?? false))
+    throw new ProblemError(
+      'presence-required',
+      'nobody is sensed at the appliance: a person there resets the safety stop (or use a token with the admin scope)',
+    );
+  return 'present person';
 }
 
 /** Cut every heater, latch, and make sure a `safety` estop event goes out (the supervisor emits it on the first latch). */
@@ -85,9 +109,11 @@ export function registerSafetyRoutes(http: FastifyInstance, d: SafetyDeps): void
     },
     async (req) => {
       const p = requirePrincipal(req);
-      if (p.kind !== 'human') throw new ProblemError('not-human-approver', 'only a person’s token can reset a safety stop');
+      const as = resetAuthority(d, p);
       if (!d.supervisor.status().latched) return safetyState(d);
-      if (!d.supervisor.reset(`${p.name} (${p.id})`)) {
+      const by = `${p.kind} ${p.name} (token ${p.id}, ${as})`;
+      req.log.warn({ by, trip: d.supervisor.status().trip?.id }, 'safety stop reset requested');
+      if (!d.supervisor.reset(by)) {
         throw new ProblemError(
           'conflict',
           'the safety stop cannot be reset yet: release the emergency-stop button once the area is safe',

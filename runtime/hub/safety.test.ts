@@ -82,7 +82,7 @@ t.test('e-stop needs a valid token over HTTP; the physical button needs none', a
   const sim = h.app.ctx.rig.sim;
   if (!sim) throw new Error('simulated rig expected');
   sim.pressEstop(true);
-  await h.clock.advanceAsync(1000);
+  await h.presence(true);
   const person = h.token(['read']);
   const state = await h.call('GET', '/svc/v1/safety', { token: person });
   t.equal(state.body.latched, true, 'the button latched a stop');

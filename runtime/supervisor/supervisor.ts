@@ -235,6 +235,14 @@ class SupervisorImpl implements Supervisor {
     return trip;
   }
 
+  restore(trip: SafetyTrip): void {
+    this.ctx.rig.allHeatOff();
+    this.leases.clear();
+    if (this.trip) return;
+    this.trip = trip;
+    this.log({ event: 'safety_latch_restored', ...trip });
+  }
+
   reset(by: string): boolean {
     if (typeof by !== 'string' || by.trim() === '') return false;
     if (!this.trip) return false;
@@ -249,6 +257,7 @@ class SupervisorImpl implements Supervisor {
     this.ctx.bus.emit('safety', {
       kind: 'reset',
       trip: cleared,
+      by,
       action: 'none',
       message: `safety stop (${cleared.reason}) reset by ${by}`,
       at: this.iso(),

@@ -64,6 +64,8 @@ export interface SafetySupervisor {
   cutAll(reason: TripReason, message: string): SafetyTrip;
   /** Clear a latched trip. Only a person may call this (the caller checks who). */
   reset(by: string): boolean;
+  /** Latch again a trip a previous process left latched (runtime/supervisor/latch-store.ts): heat is cut, no event. */
+  restore(trip: SafetyTrip): void;
   status(): SupervisorStatus;
   start(): Promise<void>;
   stop(): Promise<void>;
