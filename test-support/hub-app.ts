@@ -3,6 +3,7 @@
  * sessions and MCP, the dashboard) in this process on the simulated rig with a manual clock, listening on
  * 127.0.0.1 with free ports. For tests and the hostile-input harness that need every surface at once.
  */
+import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { ManualClock } from '../drivers/clock.js';
 import { App } from '../runtime/app/app.js';
@@ -10,18 +11,15 @@ import { defaultConfig, type HearthConfig } from '../runtime/config/config.js';
 import { dashboardFeature } from '../runtime/dashboard/feature.js';
 import { createEventFeatures, type EventFeatures } from '../runtime/events/feature.js';
 import { type Hub, hubFeature } from '../runtime/hub/feature.js';
-import { testRecipesDir } from '../runtime/hub/test-helpers.js';
+import { type TestHub, testRecipesDir } from '../runtime/hub/test-helpers.js';
 
-export interface FullHub {
-  app: App;
-  url: string;
-  clock: ManualClock;
-  hub: Hub;
+/** The hub's TestHub (runtime/hub/test-helpers.ts), so the hub's test tables run against it, plus the event transports. */
+export interface FullHub extends TestHub {
   events: EventFeatures['state'];
   /** `mqtt://127.0.0.1:PORT` of the embedded broker. */
   mqttUrl: string;
-  token(scopes: readonly string[], kind?: 'human' | 'agent', name?: string): { token: string; id: string };
-  close(): Promise<void>;
+  /** A new token and its id. */
+  newToken(scopes: readonly string[], kind?: 'human' | 'agent', name?: string): { token: string; id: string };
 }
 
 export async function startFullHub(opts: { dataDir?: string; config?: Partial<HearthConfig> } = {}): Promise<FullHub> {
@@ -52,6 +50,25 @@ export async function startFullHub(opts: { dataDir?: string; config?: Partial<He
   const mqttUrl = events.state.mqtt?.urls[0];
   if (!mqttUrl) throw new Error('the embedded MQTT broker did not start');
   let n = 0;
+  const newToken: FullHub['newToken'] = (scopes, kind = 'human', name) => {
+    const { token, info } = app.ctx.tokens.create({ scopes: [...scopes], kind, name: name ?? `${kind}-${++n}` });
+    return { token, id: info.id };
+  };
+  const call: TestHub['call'] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    if (method === 'POST' && o.key !== false) headers['idempotency-key'] = o.key ?? `test-${randomUUID()}`;
+    const res = await fetch(`${url}${path}`, { method, headers, ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}) });
+    const text = await res.text();
+    let body: Record<string, unknown> = {};
+    try {
+      body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+    } catch {
+      body = { text };
+    }
+    return { status: res.status, body, headers: res.headers };
+  };
   return {
     app,
     url,
@@ -59,9 +76,18 @@ export async function startFullHub(opts: { dataDir?: string; config?: Partial<He
     hub,
     events: events.state,
     mqttUrl,
-    token: (scopes, kind = 'human', name) => {
-      const { token, info } = app.ctx.tokens.create({ scopes: [...scopes], kind, name: name ?? `${kind}-${++n}` });
-      return { token, id: info.id };
+    newToken,
+    token: (scopes, kind = 'human', name) => newToken(scopes, kind, name).token,
+    call,
+    async presence(present) {
+      const sim = app.ctx.rig.sim;
+      if (!sim) throw new Error('not the simulated rig');
+      sim.setPresence(present);
+      await clock.advanceAsync(1000);
+    },
+    async runUntil(done, maxMs = 6 * 3600_000, stepMs = 60_000) {
+      for (let t = 0; t < maxMs && !done(); t += stepMs) await clock.advanceAsync(stepMs);
+      return done();
     },
     close: () => app.stop(),
   };

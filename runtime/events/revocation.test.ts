@@ -45,8 +45,8 @@ const bounded = <T>(p: Promise<T>, what: string) =>
 t.test('revoking a token closes its SSE, WebSocket and MQTT sessions and stops its webhooks', async (t) => {
   const h = await startFullHub();
   t.teardown(() => h.close());
-  const gone = h.token(['read', 'notify'], 'human', 'tablet');
-  const kept = h.token(['read'], 'human', 'display');
+  const gone = h.newToken(['read', 'notify'], 'human', 'tablet');
+  const kept = h.newToken(['read'], 'human', 'display');
 
   const sse = await openSse(h.url, gone.token);
   t.equal(sse.status, 200, 'SSE open');
@@ -100,7 +100,7 @@ t.test('revoking a token closes its SSE, WebSocket and MQTT sessions and stops i
 t.test('per-token caps: event feeds, subscriptions and MCP requests answer 429 rate-limited', async (t) => {
   const h = await startFullHub();
   t.teardown(() => h.close());
-  const { token } = h.token(['read', 'notify']);
+  const { token } = h.newToken(['read', 'notify']);
   const feeds = [];
   for (let i = 0; i < 8; i++) feeds.push(await openSse(h.url, token));
   t.ok(
@@ -112,7 +112,7 @@ t.test('per-token caps: event feeds, subscriptions and MCP requests answer 429 r
   t.match(ninth.body, { type: /\/errors\/rate-limited$/, status: 429 });
   const ws = openWs(h.url, token);
   t.equal(await ws.opened, 429, 'a WebSocket feed beyond the cap is refused before the upgrade');
-  const other = await openSse(h.url, h.token(['read']).token);
+  const other = await openSse(h.url, h.newToken(['read']).token);
   t.equal(other.status, 200, 'another token is not held back');
   for (const f of feeds) await f.cancel?.();
   await bounded(

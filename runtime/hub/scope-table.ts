@@ -1,0 +1,271 @@
+/**
+ * The scope matrix of the hub (tests only): every hub route with what it needs (a scope, any token, a person's
+ * token, or nothing), the status it answers when allowed, and how to set up a call; the spec's MCP tool scopes;
+ * the tokens of the matrix; and the expected answer of a route for a token. scope-matrix.test.ts runs it in full;
+ * the hostile-input harness (test-support/fuzz.ts) samples it.
+ */
+import { generateKeyFile, publicRecord } from '../../core/keys.js';
+import { FRY_RECIPE, type TestHub } from './test-helpers.js';
+import { SCOPES, type Session } from './types.js';
+
+/** What a route needs: a scope, any valid token, a person's token, or nothing. */
+export type Need = string | readonly string[] | 'token' | 'human' | 'none';
+
+export interface Row {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  route: string;
+  need: Need;
+  ok: number;
+  /** Build what the call needs (a fresh session, order, pairing…) and return the path and body. */
+  setup?: (h: TestHub) => Promise<{ path?: string; body?: unknown }> | { path?: string; body?: unknown };
+  body?: unknown;
+  cleanup?: (h: TestHub) => void;
+  headers?: Record<string, string>;
+}
+
+export const SERVE_AT = '2026-06-01T19:00:00Z';
+export const sessionBody = { recipes: [{ recipeId: FRY_RECIPE }], serveAt: SERVE_AT, mode: 'assisted' };
+let keyCount = 0;
+/** A fresh principal's public key record. */
+export const principalKey = () => publicRecord(generateKeyFile({ kid: `matrix-${++keyCount}`, actor: `person-${keyCount}` }));
+export const human = { id: 'tok_matrix', name: 'matrix person', kind: 'human' as const, scopes: ['cook'] };
+export const agent = { id: 'tok_matrix_agent', name: 'matrix agent', kind: 'agent' as const, scopes: ['cook'] };
+
+export function stopAll(h: TestHub): void {
+  for (const s of h.hub.sessions.sessions.inStates(['running', 'paused'])) h.hub.sessions.abort(s.id, 'matrix cleanup');
+}
+export function planned(h: TestHub): Session {
+  stopAll(h);
+  return h.hub.sessions.create(sessionBody, human);
+}
+export function confirmed(h: TestHub): Session {
+  const s = planned(h);
+  return h.hub.sessions.confirm(s.id, s.confirmation.requiredRules, human).session;
+}
+export function running(h: TestHub): Session {
+  return h.hub.sessions.start(confirmed(h).id, human);
+}
+/** Decide leftover pairing requests (at most MAX_PENDING may wait at once). */
+export function clearPairing(h: TestHub): void {
+  for (const r of h.hub.pairing.list()) if (r.state === 'pending') h.hub.pairing.reject(r.userCode, 'matrix');
+}
+export function pairingCode(h: TestHub): string {
+  clearPairing(h);
+  return h.hub.pairing.start({ name: 'matrix', kind: 'agent', scopes: ['read'] }).userCode;
+}
+export function confirmTask(h: TestHub): string {
+  const s = planned(h);
+  const task = h.hub.sessions.confirm(s.id, s.confirmation.requiredRules, agent).task;
+  if (!task) throw new Error('no task');
+  return task.id;
+}
+
+export const ROWS: Row[] = [
+  { method: 'POST', route: '/svc/v1/sessions', need: 'cook', ok: 201, body: sessionBody },
+  { method: 'GET', route: '/svc/v1/sessions', need: 'read', ok: 200 },
+  { method: 'GET', route: '/svc/v1/sessions/:id', need: 'read', ok: 200, setup: (h) => ({ path: `/svc/v1/sessions/${planned(h).id}` }) },
+  {
+    method: 'POST',
+    route: '/svc/v1/sessions/:id/confirm',
+    need: 'cook',
+    ok: 200,
+    setup: (h) => {
+      const s = planned(h);
+      return { path: `/svc/v1/sessions/${s.id}/confirm`, body: { acknowledgedRules: s.confirmation.requiredRules } };
+    },
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/sessions/:id/start',
+    need: 'cook',
+    ok: 202,
+    setup: (h) => ({ path: `/svc/v1/sessions/${confirmed(h).id}/start` }),
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/sessions/:id/pause',
+    need: 'cook',
+    ok: 202,
+    setup: async (h) => {
+      const s = running(h);
+      await h.clock.advanceAsync(2000);
+      return { path: `/svc/v1/sessions/${s.id}/pause` };
+    },
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/sessions/:id/resume',
+    need: 'cook',
+    ok: 202,
+    setup: async (h) => {
+      const s = running(h);
+      await h.clock.advanceAsync(2000);
+      h.hub.sessions.pause(s.id);
+      return { path: `/svc/v1/sessions/${s.id}/resume` };
+    },
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/sessions/:id/abort',
+    need: 'cook',
+    ok: 202,
+    setup: (h) => ({ path: `/svc/v1/sessions/${running(h).id}/abort`, body: { reason: 'matrix' } }),
+  },
+  { method: 'GET', route: '/svc/v1/tasks', need: 'read', ok: 200 },
+  { method: 'GET', route: '/svc/v1/tasks/:id', need: 'read', ok: 200, setup: (h) => ({ path: `/svc/v1/tasks/${confirmTask(h)}` }) },
+  {
+    method: 'POST',
+    route: '/svc/v1/tasks/:id/respond',
+    need: 'cook',
+    ok: 200,
+    setup: (h) => ({ path: `/svc/v1/tasks/${confirmTask(h)}/respond`, body: { answer: 'yes' } }),
+  },
+  { method: 'GET', route: '/svc/v1/inventory', need: 'read', ok: 200 },
+  { method: 'PATCH', route: '/svc/v1/inventory', need: 'inventory', ok: 200, body: { upsert: [{ name: 'Eggs', quantity: 6, unit: '1' }] } },
+  { method: 'POST', route: '/svc/v1/orders', need: 'order:create', ok: 201, body: { lines: [{ item: 'oil', quantity: 1, unit: 'L' }] } },
+  { method: 'GET', route: '/svc/v1/orders', need: 'read', ok: 200 },
+  {
+    method: 'GET',
+    route: '/svc/v1/orders/:id',
+    need: 'read',
+    ok: 200,
+    setup: (h) => ({
+      path: `/svc/v1/orders/${h.hub.kitchen.createOrder([{ item: 'salt', quantity: 1, unit: 'kg' }], undefined, agent).id}`,
+    }),
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/orders/:id/approve',
+    need: ['order:create', 'admin'],
+    ok: 200,
+    setup: (h) => ({
+      path: `/svc/v1/orders/${h.hub.kitchen.createOrder([{ item: 'salt', quantity: 1, unit: 'kg' }], undefined, agent).id}/approve`,
+    }),
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/notify',
+    need: 'notify',
+    ok: 202,
+    body: { audience: 'household', urgency: 'low', message: { en: 'hello' } },
+  },
+  { method: 'GET', route: '/svc/v1/mode', need: 'read', ok: 200 },
+  { method: 'PUT', route: '/svc/v1/mode', need: 'admin', ok: 200, body: { mode: 'eco' } },
+  { method: 'GET', route: '/svc/v1/safety', need: 'read', ok: 200 },
+  {
+    method: 'POST',
+    route: '/svc/v1/safety/estop',
+    need: 'token',
+    ok: 202,
+    body: { reason: 'matrix' },
+    cleanup: (h) => void h.app.ctx.supervisor.reset('matrix'),
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/safety/reset',
+    need: 'human',
+    ok: 200,
+    setup: (h) => {
+      h.app.ctx.supervisor.cutAll('estop', 'matrix');
+      return { body: {} };
+    },
+    cleanup: (h) => void h.app.ctx.supervisor.reset('matrix'),
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/pair',
+    need: 'none',
+    ok: 201,
+    setup: (h) => {
+      clearPairing(h);
+      return { body: { name: 'matrix', kind: 'agent', scopes: ['read'] } };
+    },
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/pair/token',
+    need: 'none',
+    ok: 200,
+    setup: (h) => {
+      clearPairing(h);
+      const r = h.hub.pairing.start({ name: 'matrix', kind: 'agent', scopes: ['read'] });
+      h.hub.pairing.approve(r.userCode, 'matrix');
+      return { body: { pollSecret: r.pollSecret } };
+    },
+  },
+  { method: 'GET', route: '/svc/v1/pair/requests', need: 'admin', ok: 200 },
+  { method: 'GET', route: '/svc/v1/principal-keys', need: 'admin', ok: 200 },
+  { method: 'POST', route: '/svc/v1/principal-keys', need: 'admin', ok: 201, setup: () => ({ body: principalKey() }) },
+  {
+    method: 'POST',
+    route: '/svc/v1/principal-keys/:kid/revoke',
+    need: 'admin',
+    ok: 200,
+    setup: (h) => ({ path: `/svc/v1/principal-keys/${h.app.ctx.principalKeys.add(principalKey(), 'matrix').kid}/revoke`, body: {} }),
+  },
+  ...(['approve', 'reject'] as const).map(
+    (a): Row => ({
+      method: 'POST',
+      route: `/svc/v1/pair/requests/:code/${a}`,
+      need: 'admin',
+      ok: 200,
+      setup: (h) => ({
+        path: `/svc/v1/pair/requests/${pairingCode(h)}/${a}`,
+        body: {},
+      }),
+    }),
+  ),
+  {
+    method: 'POST',
+    route: '/svc/v1/mcp',
+    need: 'token',
+    ok: 200,
+    headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+    body: {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'matrix', version: '1' } },
+    },
+  },
+  // Stateless MCP: the SDK answers 405 to the 2025-era session operations, once the token is checked.
+  { method: 'GET', route: '/svc/v1/mcp', need: 'token', ok: 405, headers: { accept: 'text/event-stream' } },
+  { method: 'DELETE', route: '/svc/v1/mcp', need: 'token', ok: 405 },
+  { method: 'GET', route: '/.well-known/agent-card.json', need: 'token', ok: 200 },
+  // RFC 9728 metadata: public, it says how to get a token.
+  { method: 'GET', route: '/.well-known/oauth-protected-resource', need: 'none', ok: 200 },
+  { method: 'GET', route: '/.well-known/oauth-protected-resource/svc/v1/mcp', need: 'none', ok: 200 },
+];
+
+/** The spec's tool table (§4.7): null = any valid token ("none" on the hub, "any" for the e-stop). */
+export const SPEC_TOOL_SCOPES: Record<string, string | null> = {
+  search_recipes: null,
+  get_recipe: null,
+  match_kitchen: 'read',
+  plan_preview: 'read',
+  create_session: 'cook',
+  get_session: 'read',
+  list_tasks: 'read',
+  confirm_session: 'cook',
+  start_session: 'cook',
+  pause_session: 'cook',
+  abort_session: 'cook',
+  get_inventory: 'read',
+  update_inventory: 'inventory',
+  create_order_intent: 'order:create',
+  notify: 'notify',
+  emergency_stop: null,
+  get_mode: 'read',
+  set_mode: 'admin',
+};
+
+/** The tokens of the matrix: none, one per scope, and one with a scope the hub does not know. */
+export const TOKEN_SCOPES: (string | null)[] = [null, ...SCOPES, 'x-unrelated'];
+
+export function expected(need: Need, scope: string | null): number | 'ok' {
+  if (need === 'none') return 'ok';
+  if (scope === null) return 401;
+  if (need === 'token' || need === 'human') return 'ok';
+  const needs = typeof need === 'string' ? [need] : need;
+  return needs.includes(scope) ? 'ok' : 403;
+}
