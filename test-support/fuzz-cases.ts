@@ -123,7 +123,7 @@ export function fillPath(p: Pick, route: string): string {
   const roll = p.int(10);
   if (roll === 0) return `${filled}/`;
   if (roll === 1) return `/${filled}`;
-  if (roll === 2) return `${filled}?${p.one(['a=1&a=2', 'types=%zz', 'session=' + 'x'.repeat(500), '__proto__[x]=1', 'limit=-1'])}`;
+  if (roll === 2) return `${filled}?${p.one(['a=1&a=2', 'types=%zz', `session=${'x'.repeat(500)}`, '__proto__[x]=1', 'limit=-1'])}`;
   return filled;
 }
 
