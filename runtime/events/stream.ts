@@ -26,6 +26,7 @@ export interface StreamOptions {
   maxQueue?: number;
 }
 
+/** Journal rows read per slice of a replay; the loop is yielded between slices. */
 const BATCH = 500;
 
 export class EventStream {
@@ -55,6 +56,9 @@ export class EventStream {
             if (matches(ev.ce, this.o.filter) && !this.o.target.send(ev)) await this.o.target.drain();
           }
           if (rows.length < BATCH) break;
+          // Yield between slices: a replay of a long journal (100k rows) must not hold the event loop, even
+          // when the consumer keeps up or the filter drops every row (nothing else would await).
+          await new Promise<void>((resolve) => setImmediate(resolve));
         }
       }
     } finally {
