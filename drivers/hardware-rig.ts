@@ -4,6 +4,8 @@
  * configuration names something that needs it; `open()` probes every device and fails clearly when one is
  * absent. Backends can be injected (tests use the simulated ones behind the same interfaces).
  */
+
+import { defaultLossWPerK } from '../safety/detectors/thermal-model.js';
 import type { GpioBackend } from './buses/gpio.js';
 import type { I2cBus } from './buses/i2c.js';
 import { offLevel } from './buses/output-level.js';
@@ -12,7 +14,7 @@ import { Mcp9600Sensor } from './devices/mcp9600.js';
 import { RelayHeater } from './devices/relay-heater.js';
 import { type SerialApplianceClient, SerialApplianceHeater, SerialApplianceSensor } from './devices/serial-appliance.js';
 import type { HardwareRigConfig } from './rig-config.js';
-import type { Clock, DigitalInput, HeaterOutput, Rig, TemperatureSensor } from './types.js';
+import type { Clock, DigitalInput, HeaterOutput, HeaterThermal, Rig, TemperatureSensor } from './types.js';
 import type { WatchdogCapable, WatchdogTarget } from './watchdog-targets.js';
 
 export interface HardwareBackends {
@@ -41,6 +43,8 @@ export class HardwareRig implements Rig, WatchdogCapable {
   readonly id: string;
   readonly sensors = new Map<string, TemperatureSensor>();
   readonly heaters = new Map<string, HeaterOutput>();
+  /** Thermal mass per heater, from the configuration (room temperature taken as 20 °C). */
+  readonly thermal = new Map<string, HeaterThermal>();
   presence?: DigitalInput;
   estop?: DigitalInput;
   private readonly buses = new Map<string, I2cBus>();
@@ -55,6 +59,10 @@ export class HardwareRig implements Rig, WatchdogCapable {
     private readonly backends: HardwareBackends = linuxBackends(config.gpioSysfsRoot),
   ) {
     this.id = config.device ?? 'hearth-rig';
+    for (const h of config.heaters) {
+      const lossWPerK = h.lossWPerK ?? defaultLossWPerK(h.maxPowerW, h.maxC);
+      this.thermal.set(h.id, { heatCapacityJPerK: h.heatCapacityJPerK, lossWPerK, ambientC: 20 });
+    }
   }
 
   async open(): Promise<void> {

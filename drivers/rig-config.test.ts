@@ -40,7 +40,18 @@ t.test('hardware configs are checked field by field and for consistency', async 
   const base = {
     kind: 'hardware',
     sensors: [{ id: 'oil', driver: 'mcp9600', svcSensor: 'cw.sense.oil_temp', medium: 'oil', bus: '/dev/i2c-1', address: 0x60 }],
-    heaters: [{ id: 'fryer', driver: 'gpio_relay', medium: 'oil', sensors: ['oil'], maxPowerW: 2000, gpio: { line: 17 } }],
+    heaters: [
+      {
+        id: 'fryer',
+        driver: 'gpio_relay',
+        medium: 'oil',
+        sensors: ['oil'],
+        maxPowerW: 2000,
+        maxC: 230,
+        heatCapacityJPerK: 6500,
+        gpio: { line: 17 },
+      },
+    ],
   };
   t.equal(parseRigConfig(base).kind, 'hardware');
   t.throws(() => parseRigConfig({ ...base, sensors: [{ ...base.sensors[0], address: 0x20 }] }), /\/sensors\/0\/address must be >= 96/);
@@ -65,4 +76,43 @@ t.test('the rig file shown in docs/hardware.md is the example file, and valid', 
   t.ok(block, 'docs/hardware.md has a yaml block');
   const documented = parseRigConfig(parse(block as string), 'docs/hardware.md');
   t.same(documented, loadRigConfig(example('rig.hardware.yaml')));
+});
+
+t.test('a heater output without its maximum temperature or thermal mass is refused, naming the file and the reason', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-rig-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const noMax = join(dir, 'no-max.yaml');
+  writeFileSync(
+    noMax,
+    [
+      'kind: hardware',
+      'sensors: [{ id: oil, driver: mcp9600, svcSensor: cw.sense.oil_temp, medium: oil, bus: /dev/i2c-1, address: 0x60 }]',
+      'heaters: [{ id: fryer, driver: gpio_relay, medium: oil, sensors: [oil], maxPowerW: 2000, heatCapacityJPerK: 6500, gpio: { line: 17 } }]',
+    ].join('\n'),
+  );
+  t.throws(() => loadRigConfig(noMax), {
+    message: `${noMax}: heater "fryer" does not name its maximum temperature (maxC, °C): every heater output must, so heat is cut above it whatever a recipe or pack says`,
+  });
+  const noMass = join(dir, 'no-mass.json');
+  writeFileSync(
+    noMass,
+    JSON.stringify({
+      kind: 'hardware',
+      sensors: [],
+      heaters: [
+        {
+          id: 'pan',
+          driver: 'serial_appliance',
+          medium: 'pan_surface',
+          maxPowerW: 1800,
+          maxC: 300,
+          path: '/dev/ttyUSB0',
+          sensor: { id: 'pan', svcSensor: 'x' },
+        },
+      ],
+    }),
+  );
+  t.throws(() => loadRigConfig(noMass), {
+    message: new RegExp(`^${noMass}: heater "pan" does not name the heat capacity of what it heats \\(heatCapacityJPerK`),
+  });
 });

@@ -34,8 +34,12 @@ interface HeaterBase {
   id: string;
   medium: string;
   maxPowerW: number;
-  /** The device's own hard maximum for what this heater heats (°C); it joins the limit sets. */
-  maxC?: number;
+  /** The device's own hard maximum for what this heater heats (°C); it joins the limit sets. Required. */
+  maxC: number;
+  /** Heat capacity of what it heats, contents plus vessel (J/K): the plausibility detectors check readings against it. Required. */
+  heatCapacityJPerK: number;
+  /** Heat lost to the room per kelvin above it (W/K); default: the most that still lets the heater reach maxC at full power. */
+  lossWPerK?: number;
 }
 
 export interface GpioRelayHeaterConfig extends HeaterBase {
@@ -98,6 +102,8 @@ const heaterBase = {
   medium: { type: 'string', minLength: 1 },
   maxPowerW: { type: 'number', exclusiveMinimum: 0 },
   maxC: { type: 'number' },
+  heatCapacityJPerK: { type: 'number', exclusiveMinimum: 0 },
+  lossWPerK: { type: 'number', exclusiveMinimum: 0 },
 };
 
 export const rigConfigSchema = {
@@ -169,7 +175,7 @@ export const rigConfigSchema = {
               {
                 type: 'object',
                 additionalProperties: false,
-                required: ['id', 'driver', 'medium', 'maxPowerW', 'sensors', 'gpio'],
+                required: ['id', 'driver', 'medium', 'maxPowerW', 'maxC', 'heatCapacityJPerK', 'sensors', 'gpio'],
                 properties: {
                   ...heaterBase,
                   driver: { const: 'gpio_relay' },
@@ -181,7 +187,7 @@ export const rigConfigSchema = {
               {
                 type: 'object',
                 additionalProperties: false,
-                required: ['id', 'driver', 'medium', 'maxPowerW', 'path', 'sensor'],
+                required: ['id', 'driver', 'medium', 'maxPowerW', 'maxC', 'heatCapacityJPerK', 'path', 'sensor'],
                 properties: {
                   ...heaterBase,
                   driver: { const: 'serial_appliance' },
@@ -233,6 +239,7 @@ function describe(errors: ErrorObject[] | null | undefined, doc: unknown): strin
 
 /** Validate a parsed rig configuration. Throws an Error whose message starts with `where`. */
 export function parseRigConfig(doc: unknown, where = 'rig config'): RigConfig {
+  requireHeaterSafety(doc, where);
   const validate = validator();
   if (!validate(doc)) throw new Error(`${where}: ${describe(validate.errors, doc)}`);
   if (doc.kind === 'hardware') {
@@ -248,6 +255,29 @@ export function parseRigConfig(doc: unknown, where = 'rig config'): RigConfig {
     }
   }
   return doc;
+}
+
+/**
+ * Every heater output must name its maximum temperature and the thermal mass it heats: without them the
+ * device cannot cut heat at its own limit nor tell a frozen or misplaced sensor. Checked before the schema so
+ * the refusal says exactly this.
+ */
+function requireHeaterSafety(doc: unknown, where: string): void {
+  const d = doc as { kind?: unknown; heaters?: unknown } | null;
+  if (d?.kind !== 'hardware' || !Array.isArray(d.heaters)) return;
+  d.heaters.forEach((h: unknown, i: number) => {
+    if (typeof h !== 'object' || h === null) return;
+    const heater = h as Record<string, unknown>;
+    const name = typeof heater.id === 'string' ? `heater "${heater.id}"` : `heater ${i}`;
+    if (typeof heater.maxC !== 'number' || !Number.isFinite(heater.maxC))
+      throw new Error(
+        `${where}: ${name} does not name its maximum temperature (maxC, °C): every heater output must, so heat is cut above it whatever a recipe or pack says`,
+      );
+    if (typeof heater.heatCapacityJPerK !== 'number' || !(heater.heatCapacityJPerK > 0))
+      throw new Error(
+        `${where}: ${name} does not name the heat capacity of what it heats (heatCapacityJPerK, J/K, contents plus vessel): the frozen-sensor and heat-response checks need it`,
+      );
+  });
 }
 
 /** Read a rig file (JSON or YAML). Errors name the path and the reason. */

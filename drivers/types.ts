@@ -27,6 +27,11 @@ export interface TemperatureReading {
   at: number; // clock.now() when sampled
   fault?: SensorFault;
   detail?: string;
+  /**
+   * The amplifier's own (cold-junction) temperature, from sensors that cannot flag a shorted probe themselves
+   * (an MCP9600 has no short-circuit bit): a probe that reads it while the pot is heated is shorted.
+   */
+  coldJunctionC?: number;
 }
 
 export interface TemperatureSensor {
@@ -40,6 +45,8 @@ export interface TemperatureSensor {
   readonly accuracyC: number;
   /** Physical range of the sensor; readings outside are faults. */
   readonly rangeC: { min: number; max: number };
+  /** Smallest change a living sensor shows over a frozen-reading window, °C (default 0.1). */
+  readonly noiseFloorC?: number;
   read(): Promise<TemperatureReading>;
 }
 
@@ -62,6 +69,13 @@ export interface HeaterOutput {
   off(): void;
 }
 
+/** What a heater heats, as a lumped thermal mass (see safety/detectors/thermal-model.ts). */
+export interface HeaterThermal {
+  heatCapacityJPerK: number;
+  lossWPerK: number;
+  ambientC: number;
+}
+
 export interface DigitalInput {
   readonly id: string;
   read(): Promise<boolean>;
@@ -76,6 +90,8 @@ export interface Rig {
   readonly heaters: ReadonlyMap<string, HeaterOutput>;
   /** Presence of a person at the appliance (sensed, never claimed by a client). */
   readonly presence?: DigitalInput;
+  /** Thermal mass of what each heater heats (by heater id), from the rig configuration: the plausibility detectors use it. */
+  readonly thermal?: ReadonlyMap<string, HeaterThermal>;
   /** The physical emergency-stop button (true = pressed). */
   readonly estop?: DigitalInput;
   /** Open buses and probe chips. Fails clearly when a configured device is absent. All heat is off after open. */

@@ -14,6 +14,8 @@ function obs(extra: Partial<Observations> = {}): Observations {
     grants: [],
     http: [],
     unfired: [],
+    trueMaxC: {},
+    stalls: [],
     ...extra,
   };
 }
@@ -78,7 +80,9 @@ t.test('timing bounds and outputs fail when not met', async (t) => {
   t.match(r.failures.join('\n'), /crossing: heat off 250 ms/);
   t.match(r.failures.join('\n'), /oil: read 193/);
   t.match(r.failures.join('\n'), /"nowhere" never happened/);
-  t.match(evaluate({ watchdog: { offWithinMs: 300 } }, obs({ watchdogOffMs: 450 })).failures, [/watchdog: outputs off 450 ms/]);
+  t.match(evaluate({ watchdog: { offWithinMs: 300 } }, obs({ stalls: [{ onAtStart: { fryer: 1 }, offAfterMs: 450 }] })).failures, [
+    /watchdog: outputs physically off 450 ms/,
+  ]);
   t.match(evaluate({}, obs({ unfired: ['{"presence":true}'] })).failures, [/never reached/]);
 });
 
@@ -93,4 +97,22 @@ t.test('scenario files: validated, one action per timeline entry, durations', as
   t.equal(ms('1.5s'), 1500);
   t.equal(ms('2m'), 120_000);
   t.throws(() => ms('2 weeks'), /not a duration/);
+});
+
+t.test('the watchdog expectation reads the outputs as they physically were during the stall', async (t) => {
+  const e = { watchdog: { offWithinMs: 1000 } };
+  t.same(evaluate(e, obs({ stalls: [{ onAtStart: { fryer: 1 }, offAfterMs: 240 }] })).failures, []);
+  t.match(evaluate(e, obs({ stalls: [{ onAtStart: { fryer: 1 } }] })).failures, [
+    /still physically on when the stall ended \(\{"fryer":1\} at its start\)/,
+  ]);
+  t.match(evaluate(e, obs({ stalls: [{ onAtStart: {}, offAfterMs: 0 }] })).failures, [/no output was on when the stall began/]);
+  t.match(evaluate(e, obs()).failures, [/no stall happened/]);
+});
+
+t.test('true temperatures: the contents as the simulated physics has them, not the (perhaps frozen) reading', async (t) => {
+  t.same(evaluate({ trueMaxTempC: { oil: 185 } }, obs({ trueMaxC: { oil: 184.9 } })).failures, []);
+  t.match(evaluate({ trueMaxTempC: { oil: 185 } }, obs({ trueMaxC: { oil: 402 } })).failures, [
+    /the contents reached 402 °C, above 185 °C/,
+  ]);
+  t.match(evaluate({ trueMaxTempC: { oil: 185 } }, obs()).failures, [/no true temperature/]);
 });

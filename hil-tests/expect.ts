@@ -1,7 +1,9 @@
 /**
  * Check a scenario's expectations against what the run recorded: outputs (state, outcome, trip, status, log,
  * safety state, bus events, grants, HTTP answers, highest readings) and timings (heat off within a bound of
- * the fault, the execution final within a bound, no heat between two moments, the watchdog's cut).
+ * the fault, the execution final within a bound, no heat between two moments, the watchdog's cut). Outputs and
+ * temperatures are physical where the rig lets us see them: the duty the simulated outputs carry and the true
+ * temperature of the simulated contents, never a component's own record that it acted.
  *
  * Expected values match by subset: an object lists the fields that must match, an array lists elements that
  * must each match some actual element (an empty array: there must be none), and a string written as `/regex/`
@@ -90,6 +92,11 @@ export function evaluate(e: Expectation, obs: Observations): { failures: string[
     if (seen === undefined) fails.push(`maxTempC/${sensor}: no reading seen`);
     else if (seen > max) fails.push(`maxTempC/${sensor}: read ${seen} °C, above ${max} °C`);
   }
+  for (const [id, max] of Object.entries(e.trueMaxTempC ?? {})) {
+    const seen = obs.trueMaxC[id];
+    if (seen === undefined) fails.push(`trueMaxTempC/${id}: no true temperature (the rig is not simulated)`);
+    else if (seen > max) fails.push(`trueMaxTempC/${id}: the contents reached ${seen} °C, above ${max} °C`);
+  }
   if (e.heatOff) {
     const from = moment(obs, e.heatOff.from, 'heatOff', fails);
     if (from !== undefined) {
@@ -143,9 +150,16 @@ export function evaluate(e: Expectation, obs: Observations): { failures: string[
   }
   if (e.watchdog) {
     figures.watchdogOffMs = obs.watchdogOffMs;
-    if (obs.watchdogOffMs === undefined) fails.push('watchdog: the watchdog never forced the outputs off');
-    else if (obs.watchdogOffMs > e.watchdog.offWithinMs)
-      fails.push(`watchdog: outputs off ${Math.round(obs.watchdogOffMs)} ms after the stall began, bound ${e.watchdog.offWithinMs} ms`);
+    const stall = obs.stalls[0];
+    if (!stall) fails.push('watchdog: no stall happened');
+    else if (Object.keys(stall.onAtStart).length === 0)
+      fails.push('watchdog: no output was on when the stall began, so the cut proves nothing');
+    else if (stall.offAfterMs === undefined)
+      fails.push(`watchdog: the outputs were still physically on when the stall ended (${show(stall.onAtStart)} at its start)`);
+    else if (stall.offAfterMs > e.watchdog.offWithinMs)
+      fails.push(
+        `watchdog: outputs physically off ${Math.round(stall.offAfterMs)} ms after the stall began, bound ${e.watchdog.offWithinMs} ms`,
+      );
   }
   if (e.crossing) {
     const c = e.crossing;

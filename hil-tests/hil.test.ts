@@ -24,6 +24,12 @@ t.test('there is a scenario for every fault the issue names', async (t) => {
     'ladder-reduce-falls-to-person',
     'recipe-widens-envelope',
     'limit-raise-refused',
+    'frozen-oil-below-target',
+    'frozen-oil-at-target',
+    'frozen-oil-above-target',
+    'oil-short-mid-heat',
+    'full-power-past-target',
+    'oil-heated-by-any-op',
   ])
     t.ok(names.includes(n), n);
 });

@@ -24,7 +24,11 @@ export interface Observations {
   finalAt?: number;
   grants: Record<string, unknown>[];
   http: Record<string, unknown>[];
-  /** Real ms from a stall's start to the watchdog forcing outputs off. */
+  /** Highest true temperature per vessel and sensor id (simulated rig only), sampled after every runner step. */
+  trueMaxC: Record<string, number>;
+  /** Stalls: which outputs were physically on when the stall began, and real ms until every one was off. */
+  stalls: { onAtStart: Record<string, number>; offAfterMs?: number }[];
+  /** Real ms from a stall's start to every output physically off (the first stall). */
   watchdogOffMs?: number;
   status?: Record<string, unknown>;
   log?: Record<string, unknown>;
@@ -48,6 +52,8 @@ export function observe(bus: EventBus, now: () => number, heaterPower: () => Rec
     grants: [],
     http: [],
     unfired: [],
+    trueMaxC: {},
+    stalls: [],
   };
   const offs = [
     bus.on('safety', (p) => {

@@ -124,6 +124,10 @@ async function drive(s: Scenario, stack: Stack, o: RunOptions): Promise<Scenario
       if (JSON.stringify(last) !== JSON.stringify(g)) obs.grants.push(g);
     }
     obs.powers.push({ t: now(), heaters: powers() });
+    if (sim) {
+      for (const [id, c] of Object.entries(sim.snapshot().tempsC))
+        if (!(c <= (obs.trueMaxC[id] ?? Number.NEGATIVE_INFINITY))) obs.trueMaxC[id] = c;
+    }
     if (pending.length === 0 && obs.finalAt !== undefined && now() >= obs.finalAt + settle) break;
     await advance(STEP_MS);
   }
@@ -171,13 +175,19 @@ async function fire(
   }
   if (entry.stall !== undefined) {
     const wallNow = () => performance.timeOrigin + performance.now();
+    // What the outputs physically carry: on the simulated rig the duty the thermal model reads (which the
+    // watchdog worker writes), not what any component recorded. Reading it needs no event loop.
+    const physical = () => (sim ? sim.snapshot().heaters : Object.fromEntries([...ctx.rig.heaters.values()].map((h) => [h.id, h.power])));
     const began = wallNow();
     const until = began + ms(entry.stall);
+    const onAtStart = Object.fromEntries(Object.entries(physical()).filter(([, p]) => p > 0));
+    const stall: Observations['stalls'][number] = { onAtStart };
     while (wallNow() < until) {
-      // the control loop is stalled: only the watchdog worker can switch the outputs off
+      // The control loop is stalled: only the watchdog can switch the outputs off. Watch them physically.
+      if (stall.offAfterMs === undefined && Object.values(physical()).every((p) => p === 0)) stall.offAfterMs = wallNow() - began;
     }
-    const offAt = ctx.supervisor.watchdog?.lastOffAt() ?? 0;
-    if (offAt >= began) obs.watchdogOffMs = offAt - began;
+    obs.stalls.push(stall);
+    if (obs.watchdogOffMs === undefined && stall.offAfterMs !== undefined) obs.watchdogOffMs = stall.offAfterMs;
     // Let the main thread see the watchdog's report (a real-time heartbeat) and latch the stop.
     await sleep(150);
   }

@@ -55,13 +55,15 @@ export interface Expectation {
   /** No heater on between two labelled moments (plus `graceMs` after the first). */
   noHeatBetween?: { from: string; to?: string; graceMs?: number }[];
   maxTempC?: Record<string, number>;
+  /** Highest TRUE temperature of a vessel or sensor's vessel (the simulated rig's physics, not a reading). */
+  trueMaxTempC?: Record<string, number>;
   status?: Record<string, unknown>;
   log?: Record<string, unknown>;
   safety?: Record<string, unknown>;
   bus?: Record<string, unknown>[];
   grants?: Record<string, unknown>[];
   http?: Record<string, unknown>[];
-  /** Stall → outputs forced off by the watchdog worker (real ms). */
+  /** Stall → every output physically off (as the rig's outputs carry it), within this many real ms. */
   watchdog?: { offWithinMs: number };
   /** From the first sample of `sensor` above `aboveC` to every heater off (device-clock ms). */
   crossing?: { sensor: string; aboveC: number; heatOffWithinMs: number };
@@ -76,6 +78,11 @@ export interface Scenario {
   description: string;
   /** On a real rig: `safe`, `estop` (a person at the e-stop) or `simulated-only` (skipped there). */
   hardware: 'safe' | 'estop' | 'simulated-only';
+  /**
+   * The safety controls (safety/controls.ts) this scenario proves: `npm run hil:mutants` switches each off in
+   * turn and requires the scenario to fail then.
+   */
+  controls?: string[];
   rig?: { seed?: number; ambientC?: number; altitudeM?: number; redundantOilSensor?: boolean };
   supervisor?: { watchdogStallMs?: number };
   device?: { capabilities?: string; limits?: string };
@@ -111,6 +118,7 @@ export const scenarioSchema = {
     name: label,
     description: { type: 'string', minLength: 1 },
     hardware: { enum: ['safe', 'estop', 'simulated-only'] },
+    controls: { type: 'array', minItems: 1, items: { type: 'string', pattern: '^[a-z][a-z0-9-]*$' } },
     rig: {
       type: 'object',
       additionalProperties: false,
@@ -225,6 +233,7 @@ export const scenarioSchema = {
           },
         },
         maxTempC: { type: 'object', additionalProperties: { type: 'number' } },
+        trueMaxTempC: { type: 'object', additionalProperties: { type: 'number' } },
         status: obj,
         log: obj,
         safety: obj,

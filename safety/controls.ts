@@ -27,6 +27,10 @@ export const SAFETY_CONTROLS = [
   'latch-persisted',
   'latch-reset-scope',
   'flows-os-nodes-excluded',
+  'frozen-reading',
+  'full-power-cap',
+  'thermocouple-short',
+  'medium-limit-any-op',
 ] as const;
 
 export type SafetyControl = (typeof SAFETY_CONTROLS)[number];

@@ -45,6 +45,26 @@ export function effectiveMaxTempC(
   return best;
 }
 
+/**
+ * The lowest `max_temp` limit on a medium, whatever ops it is scoped to: what the device enforces whenever it
+ * heats that medium (a limit scoped to a food class is left to the recipe checks).
+ */
+export function mediumMaxTempC(
+  limitSets: readonly SafetyLimits[],
+  medium: string,
+): { maxC: number; limitId: string; action: string } | null {
+  let best: { maxC: number; limitId: string; action: string } | null = null;
+  for (const set of limitSets) {
+    for (const l of limitsOf(set)) {
+      const a = l.appliesTo;
+      if (l.kind !== 'max_temp' || !finite(l.max) || a?.medium !== medium || a.foodClass !== undefined) continue;
+      const max = l.unit === 'degF' ? ((l.max - 32) * 5) / 9 : l.max;
+      if (best === null || max < best.maxC) best = { maxC: max, limitId: l.id, action: l.action ?? 'cut_heat' };
+    }
+  }
+  return best;
+}
+
 /** The lowest applicable `pressure` limit over every set, or null when none applies. */
 export function effectivePressureMaxKPa(
   limitSets: readonly SafetyLimits[],

@@ -68,9 +68,9 @@ t.test('status bits and bus errors become faults, never temperatures', async (t)
   t.equal(open.fault, 'open_circuit');
   t.match(open.detail, /status 0x50/);
   r.probe.open = false;
-  r.probe.short = true;
-  t.equal((await r.sensor.read()).fault, 'short');
-  r.probe.short = false;
+  const r1 = rig({ hotC: 150, coldC: 24, short: true }, 0x41);
+  await r1.sensor.open();
+  t.equal((await r1.sensor.read()).fault, 'short', 'an MCP9601 flags a short');
   r.probe.nack = true;
   const nack = await r.sensor.read();
   t.equal(nack.fault, 'bus_error');
@@ -80,4 +80,29 @@ t.test('status bits and bus errors become faults, never temperatures', async (t)
   const hot = await r.sensor.read();
   t.equal(hot.fault, 'out_of_range');
   t.equal(hot.tempC, null);
+});
+
+t.test('an MCP9600 has no short bit: a shorted probe reads its cold junction, and each reading carries it', async (t) => {
+  const r = rig({ hotC: 150, coldC: 24 });
+  await r.sensor.open();
+  t.same(await r.sensor.read(), { sensor: 'oil', tempC: 150, at: 0, coldJunctionC: 24 });
+  r.probe.short = true;
+  const short = await r.sensor.read();
+  t.equal(short.fault, undefined, 'nothing flags it: the supervisor judges it by plausibility');
+  t.equal(short.tempC, 24);
+  t.equal(short.coldJunctionC, 24);
+  const r1 = rig({ hotC: 150, coldC: 24 }, 0x41);
+  await r1.sensor.open();
+  t.equal((await r1.sensor.read()).coldJunctionC, undefined, 'an MCP9601 needs no cold-junction read');
+});
+
+t.test('a converter pinned at full scale is an open probe, whatever the status says', async (t) => {
+  const r = rig({ hotC: 2047.9375, coldC: 24 });
+  await r.sensor.open();
+  const open = await r.sensor.read();
+  t.equal(open.fault, 'open_circuit');
+  t.equal(open.tempC, null);
+  t.match(open.detail, /full scale \(0x7fff\).*plausibility/);
+  r.probe.hotC = -2048;
+  t.equal((await r.sensor.read()).fault, 'open_circuit');
 });

@@ -2,6 +2,7 @@
 
 export const FAULT_KINDS = [
   'open_circuit',
+  'short',
   'stuck',
   'noisy',
   'i2c_error',
@@ -22,7 +23,7 @@ export interface FaultSpec {
   value?: number;
 }
 
-export const SENSOR_FAULTS: readonly FaultKind[] = ['open_circuit', 'stuck', 'noisy', 'i2c_error', 'detached', 'serial_lost'];
+export const SENSOR_FAULTS: readonly FaultKind[] = ['open_circuit', 'short', 'stuck', 'noisy', 'i2c_error', 'detached', 'serial_lost'];
 export const HEATER_FAULTS: readonly FaultKind[] = ['relay_welded', 'heater_dead', 'serial_lost'];
 
 /** A fault the rig cannot simulate: an unknown kind, a target it does not have, a kind its target does not take. */

@@ -48,7 +48,8 @@ export class SimMcp9600 implements SimI2cChip {
       case MCP9600_REG.status: {
         let s = MCP9600_STATUS.thUpdate;
         if (p.open) s |= MCP9600_STATUS.openCircuit;
-        if (p.short) s |= MCP9600_STATUS.shortCircuit;
+        // Only the MCP9601 detects a short; an MCP9600 reads the short's own junction (its board) and says nothing.
+        if (p.short && this.deviceId === 0x41) s |= MCP9600_STATUS.shortCircuit;
         bytes = Buffer.from([s]);
         break;
       }

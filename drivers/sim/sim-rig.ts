@@ -7,7 +7,7 @@ import { mulberry32 } from '../../core/random.js';
 import { SimI2cBus } from '../buses/sim-i2c.js';
 import { Mcp9600Sensor } from '../devices/mcp9600.js';
 import { SerialApplianceClient, SerialApplianceHeater, SerialApplianceSensor } from '../devices/serial-appliance.js';
-import type { Clock, HeaterOutput, Rig, TemperatureSensor } from '../types.js';
+import type { Clock, HeaterOutput, HeaterThermal, Rig, TemperatureSensor } from '../types.js';
 import type { WatchdogCapable, WatchdogTarget } from '../watchdog-targets.js';
 import { FaultBook, type FaultSpec, FaultSpecError } from './faults.js';
 import { openMockApplianceLink } from './serial-links.js';
@@ -81,6 +81,8 @@ export class SimRig implements Rig, WatchdogCapable {
   readonly id: string;
   readonly sensors = new Map<string, TemperatureSensor>();
   readonly heaters = new Map<string, HeaterOutput>();
+  /** The vessels' own figures: the simulated rig's configuration is exact. */
+  readonly thermal = new Map<string, HeaterThermal>();
   readonly presence = new SimInput('presence');
   readonly estop = new SimInput('estop');
   readonly sim: SimControl;
@@ -140,6 +142,10 @@ export class SimRig implements Rig, WatchdogCapable {
           rangeC: plan.rangeC,
         }),
       );
+    }
+    for (const plan of HEATERS) {
+      const v = this.vessel(plan.vessel).spec;
+      this.thermal.set(plan.id, { heatCapacityJPerK: v.heatCapacityJPerK, lossWPerK: v.lossWPerK, ambientC: ambient });
     }
     this.heaterPlans.forEach((plan, slot) => {
       const v = this.vessel(plan.vessel);
@@ -216,7 +222,13 @@ export class SimRig implements Rig, WatchdogCapable {
     const noisy = f('noisy');
     if (noisy) hotC += (this.random() * 2 - 1) * (noisy.value ?? 15);
     if (f('detached')) hotC = v.ambientC + (this.random() - 0.5) * 0.1;
-    return { hotC, coldC, open: f('open_circuit') !== undefined, nack: (f('i2c_error') ?? f('serial_lost')) !== undefined };
+    return {
+      hotC,
+      coldC,
+      open: f('open_circuit') !== undefined,
+      short: f('short') !== undefined,
+      nack: (f('i2c_error') ?? f('serial_lost')) !== undefined,
+    };
   }
 
   async open(): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * `hearth start --fault SPEC`: a fault scheduled on the simulated rig, so a newcomer can watch a trip. A spec
  * is `TARGET-KIND[-at=WHEN][,value=N]`: TARGET a sensor or heater id of the rig (oil, liquid, pan, fryer, pot),
- * KIND a fault (short names open, stuck, noisy, i2c, detached, welded, dead, serial, or the full names),
+ * KIND a fault (short names open, short, stuck, noisy, i2c, detached, welded, dead, serial, or the full names),
  * WHEN simulated time from start (`90s`, `2m`, `1h`, `500ms`, or bare seconds; default at once), N the
  * stuck value or the noise amplitude in °C. Examples: `oil-open-at=60s`, `fryer-welded-at=2m`,
  * `oil-stuck-at=5m,value=120`.
@@ -55,7 +55,7 @@ export function parseFaultSpec(spec: string): FaultSpec {
   const name = NAMES.find((n) => rest.endsWith(`-${n}`));
   if (!name) {
     const tail = rest.includes('-') ? rest.slice(rest.lastIndexOf('-') + 1) : rest;
-    throw new Error(`unknown fault "${tail}" (known: open, stuck, noisy, i2c, detached, welded, dead, serial; ${FAULT_SPEC_HELP})`);
+    throw new Error(`unknown fault "${tail}" (known: open, short, stuck, noisy, i2c, detached, welded, dead, serial; ${FAULT_SPEC_HELP})`);
   }
   const target = rest.slice(0, rest.length - name.length - 1);
   if (!/^[a-z][a-z0-9_-]{0,31}$/.test(target)) throw new Error(`"${target}" is not a sensor or heater id (${FAULT_SPEC_HELP})`);

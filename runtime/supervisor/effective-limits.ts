@@ -2,9 +2,11 @@
  * The effective maximum temperature for one heater in one step: every limit set (device configuration and
  * pack, via safety/limits.ts, strictest wins), the heater's own hard maximum, the top of its sensors' range,
  * and the recipe's narrowing (which can only lower it). The lowest value wins, and we keep which one it was.
+ * On the device, a max_temp limit on a medium applies to any heating of that medium, whatever ops it names.
  */
 import type { HeaterOutput, TemperatureSensor } from '../../drivers/types.js';
-import { effectiveMaxTempC } from '../../safety/limits.js';
+import { controlActive } from '../../safety/controls.js';
+import { effectiveMaxTempC, mediumMaxTempC } from '../../safety/limits.js';
 import type { SafetyLimits } from '../../safety/types.js';
 
 export interface EffectiveMax {
@@ -28,6 +30,10 @@ export function effectiveMaxFor(
   for (const medium of media) {
     const m = effectiveMaxTempC(limitSets, { op: sel.op, medium });
     if (m) candidates.push({ maxC: m.maxC, limitId: m.limitId, action: m.action });
+    // A limit on a medium holds whenever that medium is heated, whatever the op: oil heated by a `heat` or
+    // `simmer` step is still oil (the default pack scopes its 200 °C oil limit to fry and deep_fry ops).
+    const any = controlActive('medium-limit-any-op') ? mediumMaxTempC(limitSets, medium) : null;
+    if (any) candidates.push({ maxC: any.maxC, limitId: any.limitId, action: any.action });
   }
   const hard = (heater as WithHardMax).hardMaxC;
   if (typeof hard === 'number' && Number.isFinite(hard))

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, HeaterOutput, Rig, TemperatureReading } from '../../drivers/types.js';
 import { hasWatchdogTargets } from '../../drivers/watchdog-targets.js';
+import { controlActive } from '../../safety/controls.js';
 import type { DetectorTrip } from '../../safety/detectors/types.js';
 import type { SafetyLimits } from '../../safety/types.js';
 import type { EventBus } from '../events/bus.js';
@@ -85,7 +86,7 @@ class SupervisorImpl implements Supervisor {
     const rig = ctx.rig;
     if (hasWatchdogTargets(rig)) {
       this.watchdog = createWatchdog({
-        targets: rig.watchdogTargets(),
+        targets: controlActive('loop-watchdog') ? rig.watchdogTargets() : [],
         // 400 ms: a 2 s block is cut well inside the 1 s bound, while the 200-250 ms pauses a loaded 2-core board
         // shows in ordinary work (a koshari start, a GC) no longer trip it (docs/safety.md).
         stallMs: ctx.watchdogStallMs ?? 400,
@@ -320,6 +321,7 @@ class SupervisorImpl implements Supervisor {
           power: l?.power ?? 0,
           targetC: l?.targetC,
           limit: effectiveMaxFor(this.limitSets, h, this.ctx.rig.sensors, { op, medium: l?.medium, recipeMaxC: l?.recipeMaxC }),
+          thermal: this.ctx.rig.thermal?.get(h.id),
         });
       }
       const trip = this.checks.run(readings, views, now);
@@ -350,7 +352,7 @@ class SupervisorImpl implements Supervisor {
 
   private expireLeases(now: number): void {
     for (const [id, l] of this.leases) {
-      if (now < l.expiresAt) continue;
+      if (now < l.expiresAt || !controlActive('heater-lease')) continue;
       this.leases.delete(id);
       this.heater(id)?.off();
       this.log({ event: 'lease_expired', heater: id, owner: l.owner });

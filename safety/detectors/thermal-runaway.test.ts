@@ -1,41 +1,56 @@
 import t from 'tap';
 import { RUNAWAY_DEFAULTS, type RunawayState, stepRunaway } from './thermal-runaway.js';
 
-const run = (temps: number[], o: { power?: number; targetC?: number; plateauC?: number; everyMs?: number } = {}) => {
+// The simulated oil pot: 6500 J/K, 4 W/K to 21 °C, a 2 kW element.
+const thermal = { heatCapacityJPerK: 6500, lossWPerK: 4, ambientC: 21 };
+
+/** Feed one reading every 250 ms; `temp(s)` gives the reading at second s. */
+const run = (seconds: number, temp: (s: number) => number, o: { power?: number; plateauC?: number } = {}) => {
   let state: RunawayState = {};
-  for (let i = 0; i < temps.length; i++) {
+  for (let ms = 0; ms <= seconds * 1000; ms += 250) {
     const r = stepRunaway(state, {
       heater: 'fryer',
       sensor: 'oil',
-      tempC: temps[i] as number,
+      tempC: temp(ms / 1000),
       power: o.power ?? 1,
-      targetC: o.targetC,
+      maxPowerW: 2000,
+      thermal,
       plateauC: o.plateauC,
-      now: i * (o.everyMs ?? 10_000),
+      now: ms,
     });
-    if (r.trip) return { trip: r.trip, at: i };
+    if (r.trip) return { trip: r.trip, at: ms };
     state = r.state;
   }
   return { trip: null, at: -1 };
 };
 
-t.test('a heater that keeps raising the temperature never trips', async (t) => {
-  t.equal(run([20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30]).trip, null);
+t.test('oil that rises as the delivered energy says never trips, at any power', async (t) => {
+  t.equal(run(300, (s) => 20 + 0.3 * s).trip, null, 'full power from cold');
+  t.equal(run(300, (s) => 170 + 0.2 * s).trip, null, 'full power near a 175 °C target');
+  t.equal(run(600, (s) => 100 + 0.02 * s, { power: 0.3 }).trip, null, 'low power, slow rise');
 });
 
-t.test('no rise of gainC within the window while heating trips, with a hint', async (t) => {
-  const r = run([20, 20.5, 21, 21, 21, 21, 21, 21.5, 21.5]);
+t.test('no rise while heating trips within the 30 s window, far from or near the target', async (t) => {
+  const cold = run(120, () => 21);
+  t.equal(cold.trip?.reason, 'thermal_runaway');
+  t.equal(cold.at, 30_000, 'one window');
+  t.match(cold.trip?.message, /delivered 60 kJ in 30 s \(average 100%\): oil should have risen about 9\.2 °C but rose 0 °C/);
+  t.match(cold.trip?.hint, /sensor is in the contents/);
+  const hot = run(120, (s) => 172 + 0.01 * s);
+  t.equal(hot.trip?.reason, 'thermal_runaway', 'a reading stuck just below a 175 °C target');
+});
+
+t.test('a low power level trips too, once enough energy went in', async (t) => {
+  const r = run(400, () => 60, { power: 0.2 });
   t.equal(r.trip?.reason, 'thermal_runaway');
-  t.equal(r.at, 7, 'after the 60 s window from the last goal');
-  t.match(r.trip?.message, /did not reach 22 °C within 60 s/);
-  t.match(r.trip?.hint, /sensor is in the contents/);
+  t.ok(r.at > 30_000 && r.at <= RUNAWAY_DEFAULTS.maxWindowMs, `at ${r.at} ms`);
 });
 
-t.test('the check rests at low power, near the target and at a plateau', async (t) => {
-  const flat = [90, 90, 90, 90, 90, 90, 90, 90, 90, 90];
-  t.equal(run(flat, { power: 0.3 }).trip, null, 'low power');
-  t.equal(run(flat, { targetC: 92 }).trip, null, 'within hysteresis of the target');
-  t.equal(run(flat, { targetC: 180 }).trip?.reason, 'thermal_runaway', 'far below the target');
-  t.equal(run(flat, { plateauC: 90 }).trip, null, 'boiling water');
-  t.equal(RUNAWAY_DEFAULTS.windowMs, 60_000);
+t.test('holding at a steady state (heat balances the losses) is not a fault', async (t) => {
+  // 4 W/K × (175 − 21) °C = 616 W, about 31 % of the element.
+  t.equal(run(600, () => 175, { power: 0.308 }).trip, null);
+});
+
+t.test('the check rests at a plateau (water boiling)', async (t) => {
+  t.equal(run(300, () => 99.5, { plateauC: 90 }).trip, null);
 });

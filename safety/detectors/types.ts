@@ -10,7 +10,9 @@ export type DetectorReason =
   | 'implausible_pair'
   | 'thermal_runaway'
   | 'heating_while_off'
-  | 'sensor_fault';
+  | 'sensor_fault'
+  | 'frozen_reading'
+  | 'full_power_near_target';
 
 export interface DetectorTrip {
   reason: DetectorReason;
