@@ -77,6 +77,7 @@ t.test('for GPIO relays the worker drives each wire to its off level: an active-
     sensors: [],
     maxPowerW: 1000,
     maxC: 230,
+    heatCapacityJPerK: 6500,
     gpio: { line, activeLow },
   });
   const backends: HardwareBackends = {
