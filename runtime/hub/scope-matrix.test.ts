@@ -10,7 +10,6 @@ import {
   confirmed,
   confirmTask,
   expected,
-  human,
   planned,
   principalKey,
   ROWS,
