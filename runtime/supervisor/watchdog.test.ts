@@ -115,15 +115,16 @@ t.test('for GPIO relays the worker drives each wire to its off level: an active-
   await wd.stop();
 });
 
-t.test('a stall with nothing to switch is reported, but no cut is recorded', async (t) => {
+t.test('a stall with nothing to switch records no cut and latches nothing', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-gpio-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const gpio = new SimGpio(dir);
   gpio.output(5, true);
+  const fired: number[] = [];
   const wd = createWatchdog({
     targets: [{ kind: 'sysfs', heater: 'a', valuePath: gpio.valuePath!(5), offValue: '1' }],
     stallMs: 150,
-    onFired: () => {},
+    onFired: (i) => fired.push(i.stallMs),
   });
   await wd.start();
   await realSleep(60);
@@ -131,5 +132,6 @@ t.test('a stall with nothing to switch is reported, but no cut is recorded', asy
   await realSleep(80);
   t.equal(gpio.level(5), 1);
   t.equal(wd.lastOffAt(), 0, 'nothing was on, so no cut is recorded');
+  t.same(fired, [], 'an idle stall is not reported, so an idle hub under load never latches');
   await wd.stop();
 });

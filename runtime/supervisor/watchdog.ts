@@ -60,10 +60,10 @@ while (Atomics.load(ctl, ${STOP}) === 0) {
   if (hb !== last) { last = hb; lastChange = now; firedThisStall = false; continue; }
   if (now - lastChange >= workerData.stallMs) {
     const switched = forceOff();
-    // Record when an output was actually switched off (never a cut that changed nothing), and, once per
-    // stall, the stall itself.
+    // Record when an output was actually switched off (never a cut that changed nothing).
     if (switched) f64[${F64_OFF_AT}] = clock();
-    if (!firedThisStall) {
+    // A stall latches only when it cut heat: an idle hub that pauses under load has nothing to make safe.
+    if (switched && !firedThisStall) {
       firedThisStall = true;
       f64[${F64_STALL_MS}] = now - lastChange;
       Atomics.add(ctl, ${FIRED}, 1);
