@@ -25,6 +25,7 @@ function setup(t: { teardown(fn: () => void): void }) {
     sensors: ['oil'],
     maxPowerW: 2000,
     maxC: 230,
+    heatCapacityJPerK: 6000,
     gpio: { line, activeLow },
   });
   const doc = {

@@ -162,6 +162,7 @@ export const outputScenarios: OutputScenario[] = [
               sensors: ['oil'],
               maxPowerW: 2000,
               maxC: 230,
+              heatCapacityJPerK: 6000,
               gpio: { line: 17, activeLow: true },
             },
           ],
