@@ -8,6 +8,7 @@ import type { Database } from 'better-sqlite3';
 import type { KeyRecord } from '../../core/keys.js';
 import type { Clock, Rig, TemperatureReading } from '../../drivers/types.js';
 import type { Principal } from '../../platform/http/auth.js';
+import type { PlanItem, Refusal } from '../../safety/types.js';
 import type { DeviceConfig } from '../config/device.js';
 import type { RecipeCatalog } from '../config/recipes.js';
 import type { EventBus } from '../events/bus.js';
@@ -38,6 +39,9 @@ export interface ExecutorDeps {
   mandateKeys?: () => readonly KeyRecord[];
 }
 
+/** A further start check: a refusal, or undefined to let the start go on. */
+export type StartGuard = (plan: readonly PlanItem[]) => Refusal | undefined;
+
 export type StartResult = { kind: 'unknown_recipe'; recipe: string } | { kind: 'status'; status: ExecutionStatus };
 export type ResumeResult =
   | { kind: 'ok'; status: ExecutionStatus }
@@ -54,6 +58,7 @@ export class Executor {
   private readonly latest = new Map<string, TemperatureReading>();
   private present = false;
   private readonly unsubscribe: (() => void)[] = [];
+  private readonly startGuards = new Set<StartGuard>();
 
   constructor(private readonly d: ExecutorDeps) {
     this.repo = new ExecutionRepo(d.db);
@@ -179,6 +184,15 @@ export class Executor {
     };
   }
 
+  /**
+   * A further start check every start passes through (whatever transport asked): the hub's operating mode
+   * (`away` refuses heat) registers one. A guard only refuses; it can never let through what the checks refused.
+   */
+  addStartGuard(guard: StartGuard): () => void {
+    this.startGuards.add(guard);
+    return () => this.startGuards.delete(guard);
+  }
+
   start(req: ExecuteRequest, principal: Principal | null): StartResult {
     const recipeId = requestedRecipeId(req.recipe);
     const recipe = this.d.recipes.get(recipeId);
@@ -225,6 +239,16 @@ export class Executor {
       },
     );
     exec.insert();
+    if (check.kind === 'accepted') {
+      for (const guard of this.startGuards) {
+        const refusal = guard(check.plan);
+        if (refusal) {
+          exec.refuse(refusal);
+          this.logInfo({ execution: id, reason: refusal.reason }, 'execution refused by a start guard');
+          return { kind: 'status', status: exec.status };
+        }
+      }
+    }
     if (check.kind === 'refused') {
       exec.refuse(check.refusal);
       this.logInfo({ execution: id, reason: check.refusal.reason }, 'execution refused');

@@ -37,6 +37,9 @@ export class SessionDriver {
       serveBy: s.serveAt,
       operatingMode: s.mode,
     };
+    // The household's allergens travel with every start, so the executor refuses them whatever asked.
+    const blocks = this.d.household?.().excludeAllergens ?? [];
+    if (blocks.length > 0) req.allergenBlocks = [...blocks];
     const result = this.d.executor.start(req, { id: by.id, name: `session ${s.id}`, kind: 'human', scopes: ['cook'] });
     if (result.kind === 'unknown_recipe') throw new ProblemError('unknown-recipe', `the device holds no recipe ${r.recipeId}`);
     r.executionId = result.status.id;

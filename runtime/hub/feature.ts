@@ -3,6 +3,9 @@
  * following the executor, the REST routes under `/svc/v1`, pairing, the e-stop and safety routes, the hub MCP
  * server and the agent card. `app.use(hubFeature())` adds it.
  */
+
+import type { PlanningContext } from '../../services/planning/context.js';
+import { modeRefusal } from '../../services/planning/policy.js';
 import type { AppContext, Feature } from '../app/context.js';
 import { mountHubMcp } from '../mcp/mount.js';
 import type { HubMcpDeps } from '../mcp/tools.js';
@@ -10,8 +13,10 @@ import { registerPairingRoutes } from '../pairing/routes.js';
 import { PairingStore, pairingMigration } from '../pairing/store.js';
 import { registerAgentCard } from './agent-card.js';
 import { cachedHubCatalog } from './catalog.js';
+import { HouseholdStore } from './household.js';
 import { KitchenService } from './kitchen.js';
 import { registerKitchenRoutes } from './kitchen-routes.js';
+import { registerPlanningRoutes } from './planning-routes.js';
 import { registerPrincipalKeyRoutes } from './principal-key-routes.js';
 import { registerSessionRoutes } from './routes.js';
 import { registerSafetyRoutes, type SafetyDeps } from './safety-routes.js';
@@ -24,17 +29,22 @@ export interface Hub {
   kitchen: KitchenService;
   pairing: PairingStore;
   safety: SafetyDeps;
+  household: HouseholdStore;
+  planning: PlanningContext;
 }
 
 export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMcpDeps['runFlow'] } = {}): Feature {
   let sessions: SessionService | undefined;
   let closeMcp: (() => Promise<void>) | undefined;
+  let dropGuard: (() => void) | undefined;
   return {
     name: 'hub',
     migrations: [hubMigration, pairingMigration],
     start(ctx: AppContext) {
       const now = () => ctx.clock.now();
+      const household = new HouseholdStore(ctx.db, now);
       sessions = new SessionService({
+        household: () => household.get(),
         db: ctx.db,
         bus: ctx.bus,
         now,
@@ -46,6 +56,17 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       });
       sessions.open();
       const kitchen = new KitchenService(ctx.db, now);
+      // The operating mode acts in the executor's start path, so no transport starts heat in `away`.
+      dropGuard = ctx.executor.addStartGuard((plan) => modeRefusal(kitchen.mode().mode, plan));
+      const catalog = cachedHubCatalog(ctx.recipes, (id, hash) => ctx.executor.recalls.blocking(id, hash) !== undefined);
+      const planning: PlanningContext = {
+        catalog,
+        actors: () => [ctx.device.capabilities as unknown as Record<string, unknown>],
+        now: () => new Date(now()),
+        inventory: () => kitchen.inventory().items,
+        household: () => household.get(),
+        mode: () => kitchen.mode().mode,
+      };
       const pairing = new PairingStore(ctx.db, ctx.tokens, Date.now, SCOPES);
       const safety: SafetyDeps = {
         supervisor: ctx.supervisor,
@@ -57,13 +78,15 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       registerSessionRoutes(ctx.http, sessions);
       registerKitchenRoutes(ctx.http, kitchen, () => ctx.principalKeys.list());
       registerSafetyRoutes(ctx.http, safety);
+      registerPlanningRoutes(ctx.http, planning, household);
       registerPairingRoutes(ctx.http, pairing, SCOPES);
       registerPrincipalKeyRoutes(ctx.http, ctx.principalKeys);
       registerAgentCard(ctx.http, () => ctx.baseUrl());
       const deps: HubMcpDeps = {
         sessions,
         kitchen,
-        catalog: cachedHubCatalog(ctx.recipes, (id, hash) => ctx.executor.recalls.blocking(id, hash) !== undefined),
+        catalog,
+        planning,
         capabilities: ctx.device.capabilities,
         safety,
         now,
@@ -71,10 +94,11 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         ...(opts.runFlow ? { runFlow: opts.runFlow } : {}),
       };
       closeMcp = mountHubMcp(ctx.http, deps);
-      opts.onReady?.({ sessions, kitchen, pairing, safety });
+      opts.onReady?.({ sessions, kitchen, pairing, safety, household, planning });
     },
     async stop() {
       sessions?.close();
+      dropGuard?.();
       await closeMcp?.();
     },
   };

@@ -58,7 +58,7 @@ export interface OrderExtras {
   mandate?: MandateRef;
 }
 
-export const MODES = ['normal', 'eco', 'quiet', 'away', 'guest', 'fasting'] as const;
+export { MODES } from '../../services/planning/policy.js';
 
 export class KitchenService {
   private readonly settings: SettingsRepo;

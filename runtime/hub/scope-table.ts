@@ -151,6 +151,9 @@ export const ROWS: Row[] = [
   },
   { method: 'GET', route: '/svc/v1/mode', need: 'read', ok: 200 },
   { method: 'PUT', route: '/svc/v1/mode', need: 'admin', ok: 200, body: { mode: 'eco' } },
+  { method: 'POST', route: '/svc/v1/plan-preview', need: 'read', ok: 200, body: { recipeId: 'example-shakshuka', scale: 1.5 } },
+  { method: 'GET', route: '/svc/v1/household', need: 'read', ok: 200 },
+  { method: 'PUT', route: '/svc/v1/household', need: 'admin', ok: 200, body: { excludeAllergens: [], diets: [] } },
   { method: 'GET', route: '/svc/v1/safety', need: 'read', ok: 200 },
   {
     method: 'POST',

@@ -10,6 +10,9 @@ import type { Database } from 'better-sqlite3';
 import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import { dryRun } from '../../safety/dry-run.js';
+import { recipeFacts } from '../../services/index/entry.js';
+import type { Household } from '../../services/planning/context.js';
+import { AWAY_REFUSAL, checkHousehold, checkLevel } from '../../services/planning/policy.js';
 import type { DeviceConfig } from '../config/device.js';
 import type { RecipeCatalog } from '../config/recipes.js';
 import type { EventBus } from '../events/bus.js';
@@ -30,6 +33,8 @@ export interface SessionDeps {
   recipes: RecipeCatalog;
   device: Pick<DeviceConfig, 'capabilities' | 'limitSets'>;
   log?: { warn(obj: object, msg?: string): void };
+  /** The household's standing constraints (runtime/hub/household.ts): level, allergens, diets. */
+  household?: () => Household;
 }
 
 export interface CreateSessionInput {
@@ -115,6 +120,11 @@ export class SessionService {
     for (const r of input.recipes) {
       const entry = this.d.recipes.get(r.recipeId);
       if (!entry) throw new ProblemError('unknown-recipe', `this hub holds no recipe ${JSON.stringify(r.recipeId)}`);
+      const household = this.d.household?.();
+      if (household) {
+        checkLevel(recipeFacts({ ...entry.doc, id: entry.id, hash: entry.hash }), household);
+        checkHousehold(entry.id, entry.doc, household);
+      }
       const check = checkRecipe(entry, this.d.device.capabilities, this.d.device.limitSets, new Date(now));
       if (check.attended.state === 'refused') {
         throw new ProblemError(
@@ -267,7 +277,9 @@ export class SessionService {
             ? 'recalled'
             : reason === 'busy'
               ? 'conflict'
-              : 'no-feasible-plan';
+              : status.refusal?.detail.startsWith(AWAY_REFUSAL)
+                ? 'policy-deny'
+                : 'no-feasible-plan';
       throw new ProblemError(slug, `the executor refused: ${reason} (${status.refusal?.detail ?? ''})`, { refusal: status.refusal });
     }
     return this.save(s, 'running');

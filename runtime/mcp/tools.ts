@@ -10,10 +10,13 @@ import { jsonSchema } from '../../platform/mcp/schema.js';
 import { controlActive } from '../../safety/controls.js';
 import { type Catalog, recipeOf } from '../../services/index/catalog.js';
 import { indexEntry, type Json } from '../../services/index/entry.js';
-import { kitchenOf, MatchInputError, matchKitchen, planPreview } from '../../services/index/match.js';
+import { MatchInputError } from '../../services/index/match.js';
+import type { PlanningContext } from '../../services/planning/context.js';
+import { type MatchInput, matchWithStock, type PreviewInput, previewPlan } from '../../services/planning/plan.js';
 import { REASON_MAX, reasonValue } from '../http/stop-body.js';
 import type { InventoryPatch, KitchenService, OrderLine } from '../hub/kitchen.js';
 import { inventoryPatchSchema, modeSchema, notifySchema, orderSchema } from '../hub/kitchen-routes.js';
+import { planPreviewSchema } from '../hub/planning-routes.js';
 import { createSessionSchema, rulesSchema } from '../hub/routes.js';
 import { emergencyStop, type SafetyDeps, safetyState } from '../hub/safety-routes.js';
 import type { SessionService } from '../hub/sessions.js';
@@ -22,6 +25,8 @@ export interface HubMcpDeps {
   sessions: SessionService;
   kitchen: KitchenService;
   catalog(): Catalog;
+  /** What planning, matching and advice read (services/planning/context.ts). */
+  planning: PlanningContext;
   /** The device's capabilities document (the hub's own actor). */
   capabilities: unknown;
   safety: SafetyDeps;
@@ -79,6 +84,34 @@ const idArg = {
 };
 const str = (max: number) => ({ type: 'string', maxLength: max });
 
+/** `match_kitchen` {actors?, inventory?, servings?, lang?, limit?}. */
+export const matchKitchenSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    actors: { type: 'array', maxItems: 20, items: { type: 'object' } },
+    inventory: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['items'],
+      properties: {
+        items: {
+          type: 'array',
+          maxItems: 200,
+          items: {
+            type: 'object',
+            required: ['name', 'quantity', 'unit'],
+            properties: { id: str(64), name: str(100), quantity: { type: 'number', minimum: 0, maximum: 1e6 }, unit: str(20) },
+          },
+        },
+      },
+    },
+    servings: { type: 'number', exclusiveMinimum: 0, maximum: 1000 },
+    lang: str(35),
+    limit: { type: 'integer', minimum: 1, maximum: 50 },
+  },
+};
+
 export function registerHubTools(server: McpServer, d: HubMcpDeps, principal: Principal): void {
   const tool = <A>(
     name: string,
@@ -106,8 +139,6 @@ export function registerHubTools(server: McpServer, d: HubMcpDeps, principal: Pr
     );
   };
   const cat = () => d.catalog();
-  const now = () => new Date(d.now());
-  const actors = (extra?: Json[]) => ({ actors: [d.capabilities as Json, ...(extra ?? [])] });
 
   tool<{ query?: string; filter?: { cuisine?: string[]; excludeAllergens?: string[] }; lang?: string; limit?: number }>(
     'search_recipes',
@@ -148,48 +179,18 @@ export function registerHubTools(server: McpServer, d: HubMcpDeps, principal: Pr
     },
     true,
   );
-  tool<{ actors?: Json[]; inventory?: Json; lang?: string; limit?: number }>(
+  tool<MatchInput>(
     'match_kitchen',
-    'Which of the hub’s recipes can this kitchen cook? The hub fills in its own device; extra actors may be given.',
-    {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        actors: { type: 'array', maxItems: 20, items: { type: 'object' } },
-        inventory: { type: 'object' },
-        lang: str(35),
-        limit: { type: 'integer', minimum: 1, maximum: 50 },
-      },
-    },
-    (a) => ({ ...matchKitchen(cat(), actors(a.actors), { lang: a.lang ?? 'en', limit: a.limit ?? 10, now: now() }) }),
+    'Which of the hub’s recipes can this kitchen cook, and what does the stock lack? The hub fills in its own device and inventory; extra actors or another inventory may be given. Honours the household’s constraints and the operating mode.',
+    matchKitchenSchema,
+    (a) => matchWithStock(d.planning, a),
     true,
   );
-  tool<{ recipeId: string; scale?: number; serveAt?: string }>(
+  tool<PreviewInput>(
     'plan_preview',
-    'A draft session for one recipe: the dry run on this kitchen without and with a person present, and when to start.',
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['recipeId'],
-      properties: {
-        recipeId: str(100),
-        scale: { type: 'number', exclusiveMinimum: 0, maximum: 20 },
-        serveAt: { type: 'string', format: 'date-time' },
-      },
-    },
-    (a) => {
-      const r = recipeOf(cat(), a.recipeId);
-      if (!r) throw new ProblemError('not-found', `this hub holds no recipe ${JSON.stringify(a.recipeId)}`);
-      const { doc, facts } = r;
-      const preview = planPreview(doc, kitchenOf(actors()), now());
-      const totalS = indexEntry(facts, 'en').totalTimeS ?? 0;
-      return {
-        state: 'draft',
-        recipes: [{ recipeId: a.recipeId, hash: facts.hash, scale: a.scale ?? 1 }],
-        ...(a.serveAt ? { serveAt: a.serveAt, startBy: new Date(Date.parse(a.serveAt) - totalS * 1000).toISOString() } : {}),
-        ...preview,
-      };
-    },
+    'A draft session for one recipe: scaled (scale or servings, inside the recipe’s envelope), the dry run on this kitchen without and with a person present, what the stock lacks, and when to start.',
+    planPreviewSchema,
+    (a) => previewPlan(d.planning, a),
     true,
   );
   tool<{ recipes: { recipeId: string; servings?: number }[]; serveAt: string; mode: string }>(
