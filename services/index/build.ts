@@ -15,7 +15,9 @@ import type { RecallItem } from './catalog.js';
 import { agentCard, discoveryDocument, PAGE_SIZE, PATHS, type SiteOptions, SVC_VERSION } from './documents.js';
 import { indexEntry, type RecipeFacts } from './entry.js';
 import { type BuildState, type HistoryEntry, OutputDir, readState, writeState } from './output.js';
+import { isRecipeDocument, PublishedDocuments } from './published.js';
 import { readRecalls, readRecipes, type SourceRecall, type SourceRecipe } from './sources.js';
+import { standardFiles } from './standard-files.js';
 
 export interface BuildProgress {
   phase: 'read' | 'write' | 'pages' | 'sign';
@@ -43,6 +45,8 @@ export interface BuildResult {
   upserted: number;
   removed: number;
   recalls: number;
+  /** Market, relief and report documents published on their pages. */
+  documents: number;
   written: number;
   kept: number;
   deleted: number;
@@ -153,9 +157,12 @@ function buildLocked(opts: BuildOptions): BuildResult {
   const state: BuildState = readState(opts.outDir);
   const site: SiteOptions = { name: opts.name ?? 'Hearth recipe index', baseUrl: (opts.baseUrl ?? '').replace(/\/+$/, '') };
 
-  const recipes: SourceRecipe[] = readRecipes(opts.recipesDir, (done, total) => progress({ phase: 'read', done, total })).sort((a, b) =>
-    byId(a.facts, b.facts),
-  );
+  const published = new PublishedDocuments();
+  const recipes: SourceRecipe[] = readRecipes(opts.recipesDir, (done, total) => progress({ phase: 'read', done, total }), {
+    isRecipe: isRecipeDocument,
+    add: (file, doc) => published.add(file, doc),
+  }).sort((a, b) => byId(a.facts, b.facts));
+  published.check(new Set(recipes.map((r) => r.facts.id)));
   const own = publicRecord(opts.key);
   const recalls: SourceRecall[] = opts.recallsDir ? readRecalls(opts.recallsDir, [own, ...(opts.trust ?? [])]) : [];
 
@@ -168,6 +175,8 @@ function buildLocked(opts: BuildOptions): BuildResult {
   progress({ phase: 'pages', done: 0, total: 1 });
   const langs = emitPages(out, facts);
   for (const rc of recalls) out.emit(PATHS.recall(rc.id), rc.text);
+  for (const [path, page] of published.pages(SVC_VERSION)) out.emit(path, `${JSON.stringify(page)}\n`);
+  for (const f of standardFiles(SVC_VERSION)) out.emit(f.path, f.text);
   // Compressing the dump is the slowest step; an unchanged list of recipes keeps the last one.
   const dumpOf = `sha256:${sha256Hex(recipes.map((r) => `${r.facts.id} ${r.facts.hash}`).join('\n'))}`;
   if (state.dumpOf !== dumpOf || !out.keep(PATHS.dump)) {
@@ -241,6 +250,7 @@ function buildLocked(opts: BuildOptions): BuildResult {
     upserted: upserted.length,
     removed: removed.length,
     recalls: recalls.length,
+    documents: published.total(),
     written: out.written,
     kept: out.kept,
     deleted,

@@ -31,8 +31,8 @@ export interface SourceRecipe {
   facts: RecipeFacts;
 }
 
-/** JSON files of a directory (not recursive), sorted by name. */
-export function jsonFiles(dir: string, what: string): string[] {
+/** JSON files of a directory, sorted by path; with `recursive`, also those of its sub-folders (dot-folders skipped). */
+export function jsonFiles(dir: string, what: string, recursive = false): string[] {
   let names: string[];
   try {
     if (!statSync(dir).isDirectory()) throw new BuildInputError(`${what} ${dir} is not a directory`);
@@ -41,10 +41,13 @@ export function jsonFiles(dir: string, what: string): string[] {
     if (err instanceof BuildInputError) throw err;
     throw new BuildInputError(`cannot read ${what} ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  return names
-    .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
-    .sort()
-    .map((n) => join(dir, n));
+  const out: string[] = [];
+  for (const n of names.filter((x) => !x.startsWith('.')).sort()) {
+    const p = join(dir, n);
+    if (n.endsWith('.json')) out.push(p);
+    else if (recursive && statSync(p, { throwIfNoEntry: false })?.isDirectory()) out.push(...jsonFiles(p, what, true));
+  }
+  return out;
 }
 
 function readJsonObject(file: string): { text: string; doc: Json } {
@@ -89,20 +92,36 @@ export function checkRecipe(file: string, text: string, doc: Json): SourceRecipe
   return { file, text, doc, facts: recipeFacts(doc) };
 }
 
-/** Read every recipe of `dir`; refuses the first bad one and duplicate ids. */
-export function readRecipes(dir: string, onFile?: (done: number, total: number) => void): SourceRecipe[] {
-  const files = jsonFiles(dir, 'recipes directory');
+/**
+ * Read every recipe of `dir` and its sub-folders; refuses the first bad one and duplicate ids. A document that
+ * `isRecipe` says is not a recipe goes to `other` (which may refuse it) instead.
+ */
+export function readRecipes(
+  dir: string,
+  onFile?: (done: number, total: number) => void,
+  other?: { isRecipe: (doc: Json) => boolean; add: (file: string, doc: Json) => void },
+): SourceRecipe[] {
+  const files = jsonFiles(dir, 'recipes directory', true);
   const out: SourceRecipe[] = [];
   const seen = new Map<string, string>();
   files.forEach((file, i) => {
     const { text, doc } = readJsonObject(file);
-    const r = checkRecipe(file, text, doc);
-    const other = seen.get(r.facts.id);
-    if (other !== undefined) throw new BuildInputError(`${file}: recipe id ${r.facts.id} is also used by ${other}`);
-    seen.set(r.facts.id, file);
-    out.push(r);
+    if (other && !other.isRecipe(doc)) {
+      other.add(file, doc);
+    } else {
+      const r = checkRecipe(file, text, doc);
+      const prev = seen.get(r.facts.id);
+      if (prev !== undefined) throw new BuildInputError(`${file}: recipe id ${r.facts.id} is also used by ${prev}`);
+      seen.set(r.facts.id, file);
+      out.push(r);
+    }
     onFile?.(i + 1, files.length);
   });
+  if (out.length === 0) {
+    throw new BuildInputError(
+      `no recipes in ${dir}: it holds ${files.length === 0 ? 'no *.json files' : `${files.length} *.json files but none is a recipe`}; an index needs at least one recipe document`,
+    );
+  }
   return out;
 }
 
