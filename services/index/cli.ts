@@ -72,7 +72,7 @@ export async function runBuild(opts: BuildCommandOptions): Promise<void> {
     }
     const what = result.changed ? `catalog version ${result.version}` : `unchanged, catalog version ${result.version}`;
     process.stdout.write(
-      `${what}: ${result.recipes} recipes (${result.upserted} new or changed, ${result.removed} removed), ${result.recalls} recalls; ` +
+      `${what}: ${result.recipes} recipes (${result.upserted} new or changed, ${result.removed} removed), ${result.recalls} recalls, ${result.documents} market, relief and report documents; ` +
         `wrote ${result.written} files, kept ${result.kept}, deleted ${result.deleted}\n`,
     );
   } catch (err) {
