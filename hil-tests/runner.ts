@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadRigConfig } from '../drivers/rig.js';
 import type { HeatRequest } from '../runtime/supervisor/types.js';
+import { publishRecall } from '../runtime/sync/test-helpers.js';
 import { validateRecipeSemantics } from '../safety/validate-recipe.js';
 import { evaluate, type Figures } from './expect.js';
 import { type Observations, observe } from './observe.js';
@@ -205,6 +206,17 @@ async function fire(
   if (entry.stop && exec) {
     const r = await stack.call('POST', `/v1/executions/${exec}/stop`);
     obs.http.push({ action: 'stop', status: r.status, body: r.body });
+  }
+  if (entry.recall) {
+    const index = stack.index;
+    const recipe = stack.recipe;
+    if (!index || !recipe) throw new Error('a recall needs the scenario recipe and its index');
+    const id = entry.recall.id ?? `rc-${recipe.id}`;
+    publishRecall(index, id, recipe.id, { hash: recipe.hash, action: entry.recall.action });
+    index.build();
+    const r = await stack.call('POST', '/svc/v1/sync', {});
+    obs.http.push({ action: 'recall', status: r.status, body: r.body });
+    mark('recall');
   }
   if (entry.proposeLimits !== undefined) {
     const body = typeof entry.proposeLimits === 'string' ? readPack(entry.proposeLimits) : entry.proposeLimits;

@@ -2,7 +2,8 @@
  * Hardware-in-the-loop scenarios as data: one YAML (or JSON) file per scenario, validated against the JSON
  * Schema below. A scenario names the rig options, the recipe (derived from a project recipe or written
  * inline), the device's capabilities and limits, a timeline (presence, faults, stalls, heat requests, a
- * person's resume, reset or stop, a limit change) and the expected outcome with timing bounds. See docs/hil.md.
+ * person's resume, reset or stop, a limit change, a recall arriving by sync) and the expected outcome with
+ * timing bounds. See docs/hil.md.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
@@ -38,6 +39,11 @@ export interface TimelineEntry {
   stop?: true;
   /** Propose a limits pack over HTTP (PUT /v1/safety-limits): path relative to hil-tests/, or inline. */
   proposeLimits?: string | Record<string, unknown>;
+  /**
+   * The index publishes a signed recall of the scenario's recipe revision and the device syncs
+   * (POST /svc/v1/sync against a real index served on 127.0.0.1). Labels the moment `recall` once the sync answered.
+   */
+  recall?: { id?: string; action: 'block' | 'block_and_stop_running' | 'warn' };
 }
 
 export interface Expectation {
@@ -199,6 +205,15 @@ export const scenarioSchema = {
           reset: { const: true },
           stop: { const: true },
           proposeLimits: { anyOf: [{ type: 'string' }, obj] },
+          recall: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['action'],
+            properties: {
+              id: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]{0,60}$' },
+              action: { enum: ['block', 'block_and_stop_running', 'warn'] },
+            },
+          },
         },
       },
     },

@@ -17,6 +17,7 @@ import { catalogOf, recipeEntry } from '../runtime/config/recipes.js';
 import { dashboardFeature } from '../runtime/dashboard/feature.js';
 import { type Hub, hubFeature } from '../runtime/hub/feature.js';
 import { syncFeature } from '../runtime/sync/feature.js';
+import { type IndexFixture, indexFixture } from '../runtime/sync/test-helpers.js';
 import { repoDir, type Scenario, ScenarioError } from './scenario.js';
 
 export interface Reply {
@@ -30,6 +31,8 @@ export interface Stack {
   clock?: ManualClock;
   simulated: boolean;
   recipe?: { id: string; hash: string };
+  /** The index the device syncs from, served on 127.0.0.1 (scenarios with a `recall` in their timeline). */
+  index?: IndexFixture;
   call(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   close(): Promise<void>;
 }
@@ -58,9 +61,15 @@ export function scenarioRecipe(s: Scenario): Record<string, unknown> | undefined
 
 let keys = 0;
 
+/** Sync timers that never fire: a scenario syncs only when its timeline says. */
+const neverFire = { setTimeout: () => 0, clearTimeout: () => {} };
+
 export async function buildStack(s: Scenario, opts: { rigFile?: string } = {}): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-hil-'));
+  let index: IndexFixture | undefined;
   try {
+    // A recall in the timeline: a real index (one synthetic recipe; the recall names the scenario's revision).
+    if (s.timeline?.some((e) => e.recall)) index = await indexFixture(join(dataDir, 'index'), { count: 1, seed: s.name });
     let rig = opts.rigFile ? resolve(opts.rigFile) : join(dataDir, 'rig.json');
     let simulated = true;
     if (opts.rigFile) simulated = loadRigConfig(rig).kind === 'simulated';
@@ -75,6 +84,7 @@ export async function buildStack(s: Scenario, opts: { rigFile?: string } = {}): 
         ...(s.device?.limits ? { limits: resolve(repoDir, s.device.limits) } : {}),
       }),
       logLevel: 'silent' as const,
+      ...(index ? { index: [index.url], trust: index.trustFile } : {}),
     };
     const doc = scenarioRecipe(s);
     const entry = doc ? recipeEntry(doc, `${s.file}#recipe`) : undefined;
@@ -89,7 +99,7 @@ export async function buildStack(s: Scenario, opts: { rigFile?: string } = {}): 
       supervisor: { watchdogStallMs: s.supervisor?.watchdogStallMs ?? 2000 },
     });
     let hub: Hub | undefined;
-    app.use(syncFeature());
+    app.use(syncFeature(index ? { timers: neverFire } : {}));
     app.use(hubFeature({ onReady: (h) => (hub = h) }));
     app.use(dashboardFeature({ hub: () => hub?.sessions }));
     await app.start({ listen: false });
@@ -120,16 +130,19 @@ export async function buildStack(s: Scenario, opts: { rigFile?: string } = {}): 
       clock,
       simulated,
       ...(entry ? { recipe: { id: entry.id, hash: entry.hash } } : {}),
+      ...(index ? { index } : {}),
       call,
       async close() {
         try {
           await app.stop();
         } finally {
+          await index?.close();
           rmSync(dataDir, { recursive: true, force: true });
         }
       },
     };
   } catch (err) {
+    await index?.close();
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }

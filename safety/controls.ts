@@ -31,6 +31,7 @@ export const SAFETY_CONTROLS = [
   'full-power-cap',
   'thermocouple-short',
   'medium-limit-any-op',
+  'recall-stops-running',
 ] as const;
 
 export type SafetyControl = (typeof SAFETY_CONTROLS)[number];

@@ -27,6 +27,8 @@ export interface ScenarioResult {
 export interface OutputScenario {
   name: string;
   control: SafetyControl;
+  /** Runs its subject in a spawned process (disabled by preload): the mutation run may overlap it with in-process work. */
+  spawns?: boolean;
   run(o: { disabled: Set<SafetyControl> }): Promise<ScenarioResult>;
 }
 
@@ -145,6 +147,7 @@ export const outputScenarios: OutputScenario[] = [
   {
     name: 'hearth start on a corrupt database, relays left on: outputs off before the failure',
     control: 'safe-off-at-start',
+    spawns: true,
     async run({ disabled }) {
       const dir = mkdtempSync(join(tmpdir(), 'hearth-mutant-safe-off-'));
       try {

@@ -21,8 +21,11 @@ export interface BusEvents {
     /** Who caused it, when it came from outside (e.g. the MQTT client whose spoofed safety publish was refused). */
     origin?: { clientId: string; principal?: string; topic?: string };
   };
-  /** An execution changed state (or its status seq advanced). */
-  'execution.state': { executionId: string; state: string; seq: number; outcome?: string; at: string; sessionId?: string };
+  /**
+   * An execution changed state (or its status seq advanced). `reason` says why it stopped when something other
+   * than a person's stop or a safety trip stopped it (`recall:<recall id>` for a recall).
+   */
+  'execution.state': { executionId: string; state: string; seq: number; outcome?: string; at: string; sessionId?: string; reason?: string };
   /** A sensor sample (telemetry). */
   telemetry: { sensor: string; svcSensor: string; tempC: number | null; fault?: string; at: string };
   /** Heater output changed. */

@@ -113,7 +113,14 @@ export function shapeOf<K extends BusEventName>(name: K, payload: BusEvents[K]):
         statusSeq: p.seq,
         priority: 'high',
         time: p.at,
-        data: optional({ executionId: p.executionId, state: p.state, seq: p.seq, outcome: p.outcome, sessionId: p.sessionId }),
+        data: optional({
+          executionId: p.executionId,
+          state: p.state,
+          seq: p.seq,
+          outcome: p.outcome,
+          sessionId: p.sessionId,
+          reason: p.reason,
+        }),
       };
     }
     case 'telemetry': {

@@ -52,6 +52,8 @@ export class Execution {
   private lastShape = '';
   /** The safety trip that stopped this execution or made it fall back, shown in the status. */
   private trip?: SafetyTrip;
+  /** Why it stopped, on its state events, when not a person's stop or a trip (`recall:<id>`). */
+  private stopReason?: string;
   private readonly createdAt: number;
 
   constructor(
@@ -157,6 +159,7 @@ export class Execution {
       seq: this.status.seq,
       at: this.status.updatedAt,
       ...(this.log.outcome ? { outcome: this.log.outcome } : {}),
+      ...(this.stopReason ? { reason: this.stopReason } : {}),
     });
   }
 
@@ -171,7 +174,8 @@ export class Execution {
     this.refresh(extra);
   }
 
-  private note(kind: LogEvent['kind'], message: string, hint?: string): void {
+  /** Record an event in the log (`x-hearth-events`) without changing state. */
+  note(kind: LogEvent['kind'], message: string, hint?: string): void {
     this.log['x-hearth-events'].push({ at: iso(this.now()), kind, message, ...(hint ? { hint } : {}) });
   }
 
@@ -282,10 +286,11 @@ export class Execution {
     this.move('paused');
   }
 
-  /** Stop now: heat is cut before this returns. Idempotent on a final state. */
-  stop(kind: LogEvent['kind'], message: string, hint?: string): void {
+  /** Stop now: heat is cut before this returns. Idempotent on a final state. `reason` goes on the state events. */
+  stop(kind: LogEvent['kind'], message: string, hint?: string, reason?: string): void {
     if (this.final) return;
     this.step?.release();
+    if (reason) this.stopReason = reason;
     this.note(kind, message, hint);
     if (kind === 'stop_requested') this.log.humanInterventions.push({ at: iso(this.now()), kind: 'stop' });
     if (this.step) {

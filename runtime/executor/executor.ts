@@ -319,6 +319,39 @@ export class Executor {
   get activeId(): string | undefined {
     return this.active?.id;
   }
+
+  /** The live execution's id and recipe revision (the recipe id as recalls name it), if one runs. */
+  activeRevision(): { executionId: string; recipeId: string; hash: string } | undefined {
+    const a = this.active;
+    if (!a || a.final) return undefined;
+    return { executionId: a.id, recipeId: requestedRecipeId(a.request.recipe), hash: a.request.recipeHash };
+  }
+
+  /**
+   * Stop the live execution `id` because a recall names its revision: the normal stop (heat released through
+   * the supervisor before this returns), logged as `recalled`, its state events carrying `recall:<recall id>`.
+   */
+  stopForRecall(id: string, recall: { id: string; detail?: unknown }): ExecutionStatus | undefined {
+    const live = this.live(id);
+    if (!live) return undefined;
+    const detail = typeof recall.detail === 'string' ? `: ${recall.detail.slice(0, 200)}` : '';
+    live.stop(
+      'recalled',
+      `recall ${recall.id} names this recipe revision and asks to stop running executions${detail}`,
+      'The recipe was recalled by its index: do not serve what was cooked; look for a replacement revision.',
+      `recall:${recall.id}`,
+    );
+    this.logInfo({ execution: id, recall: recall.id }, 'execution stopped by a recall');
+    return live.status;
+  }
+
+  /** Note on the live execution `id` that a recall which lets it finish (`block`, `warn`) names its revision. */
+  noteRecall(id: string, recall: { id: string; action?: unknown }): void {
+    this.live(id)?.note(
+      'recalled',
+      `recall ${recall.id} (${String(recall.action ?? 'block')}) names this recipe revision: it runs to its end, new starts are refused`,
+    );
+  }
 }
 
 /** If-Match against the status seq: `*`, `"<seq>"`, `W/"<seq>"` or a bare seq, in a comma list. */

@@ -87,7 +87,16 @@ export interface StepLog {
 
 export interface LogEvent {
   at: string;
-  kind: 'restart' | 'shutdown' | 'safety_stop' | 'stop_requested' | 'step_failed' | 'presence_lost' | 'heat_refused' | 'sensor_fallback';
+  kind:
+    | 'restart'
+    | 'shutdown'
+    | 'safety_stop'
+    | 'stop_requested'
+    | 'step_failed'
+    | 'presence_lost'
+    | 'heat_refused'
+    | 'sensor_fallback'
+    | 'recalled';
   message: string;
   /** What a person should check (safety stops). */
   hint?: string;

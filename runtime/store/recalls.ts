@@ -1,7 +1,8 @@
 /**
  * Recalls this device knows about. Sync (another feature) fills the table from an index's changes feed with
  * `add`; the executor refuses a recalled revision with `recipe_recalled`; GET /v1/recalls serves them.
- * A recall blocks when its action is `block` or `block_and_stop_running` (`warn` only warns).
+ * A recall blocks when its action is `block` or `block_and_stop_running` (`warn` only warns); one with
+ * `block_and_stop_running` also stops a running execution of the revision (runtime/sync/recall-stop.ts).
  */
 import type { Database } from 'better-sqlite3';
 import type { Migration } from '../../platform/sqlite/migrations.js';
@@ -81,13 +82,22 @@ export class RecallRepo {
 
   /** The blocking recall of a recipe revision, if any. */
   blocking(recipeId: string, hash: string): RecallDoc | undefined {
+    return this.first(recipeId, hash, ['block', 'block_and_stop_running']);
+  }
+
+  /** The recall that stops a running execution of this revision (`block_and_stop_running`), if any. */
+  stopping(recipeId: string, hash: string): RecallDoc | undefined {
+    return this.first(recipeId, hash, ['block_and_stop_running']);
+  }
+
+  private first(recipeId: string, hash: string, actions: readonly string[]): RecallDoc | undefined {
     const row = this.db
       .prepare(
         `SELECT r.doc FROM recall_targets t JOIN recalls r ON r.id = t.recall_id
-         WHERE t.recipe_id = ? AND (t.all_revisions = 1 OR t.hash = ?) AND r.action IN ('block', 'block_and_stop_running')
+         WHERE t.recipe_id = ? AND (t.all_revisions = 1 OR t.hash = ?) AND r.action IN (${actions.map(() => '?').join(', ')})
          ORDER BY r.issued_ms LIMIT 1`,
       )
-      .get(recipeId, hash) as { doc: string } | undefined;
+      .get(recipeId, hash, ...actions) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as RecallDoc) : undefined;
   }
 }

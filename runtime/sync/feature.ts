@@ -1,13 +1,15 @@
 /**
  * Sync as a feature of `hearth start`: its tables, the synced recipes as a source of the device's catalog
  * (so the executor and the hub can cook them), the recalls it verifies landing in the executor's recalls
- * table (checked before every session and execution, also offline), GET/POST /svc/v1/sync, and a schedule
+ * table (checked before every session and execution, also offline; a `block_and_stop_running` recall also stops
+ * a running execution of its revision, recall-stop.ts), GET/POST /svc/v1/sync, and a schedule
  * (`--sync-interval`, ±10 % jitter) when `--index` is configured.
  */
 import type { KeyRecord } from '../../core/keys.js';
 import type { AppContext, Feature } from '../app/context.js';
 import { ConfigError } from '../config/config.js';
 import { normalizeIndexUrl } from './client.js';
+import { stopRecalledOnSync } from './recall-stop.js';
 import { registerSyncRoutes } from './routes.js';
 import { SyncScheduler, type Timers } from './scheduler.js';
 import { readTrustFile, SyncService } from './service.js';
@@ -27,6 +29,7 @@ export function syncFeature(opts: SyncFeatureOptions = {}): Feature {
   let scheduler: SyncScheduler | undefined;
   let service: SyncService | undefined;
   let removeSource: (() => void) | undefined;
+  let unwatchRecalls: (() => void) | undefined;
   return {
     name: 'sync',
     migrations: [syncMigration],
@@ -63,6 +66,8 @@ export function syncFeature(opts: SyncFeatureOptions = {}): Feature {
         log,
         ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
       });
+      // A block_and_stop_running recall stops a running execution of its revision right after the sync that brings it.
+      unwatchRecalls = stopRecalledOnSync(ctx.bus, ctx.executor, log);
       registerSyncRoutes(ctx.http, service);
       if (indexes.length > 0) {
         const svc = service;
@@ -84,6 +89,7 @@ export function syncFeature(opts: SyncFeatureOptions = {}): Feature {
     async stop() {
       scheduler?.stop();
       await service?.close();
+      unwatchRecalls?.();
       removeSource?.();
     },
   };
