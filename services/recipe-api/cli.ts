@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { CliError } from '../../runtime/cli/errors.js';
 import { CatalogError } from './catalog.js';
+import { HubTokensError } from './hub-tokens.js';
 import { createRecipeApi, type RecipeApi } from './server.js';
 
 export interface RecipeApiCommandOptions {
@@ -13,6 +14,7 @@ export interface RecipeApiCommandOptions {
   burst: string;
   mcpToken?: string[];
   mcpTokensFile?: string;
+  hubData?: string;
 }
 
 function positive(value: string, what: string, ok: (n: number) => boolean, rule: string): number {
@@ -55,11 +57,13 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
     api = createRecipeApi({
       dir: opts.catalog,
       mcpTokens,
+      ...(opts.hubData !== undefined ? { hubData: opts.hubData } : {}),
       ...(opts.certifications !== undefined ? { certificationsDir: opts.certifications } : {}),
       ...(rate !== undefined ? { rateLimit: { ratePerSecond: rate, burst } } : {}),
     });
   } catch (err) {
     if (err instanceof CatalogError) throw new CliError(`cannot serve the catalog: ${err.message}`);
+    if (err instanceof HubTokensError) throw new CliError(`--hub-data: ${err.message}`);
     throw err;
   }
   const loadMs = Math.round(performance.now() - started);

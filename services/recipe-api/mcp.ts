@@ -1,6 +1,7 @@
 /**
  * Every recipe API operation as an MCP tool on the host's /mcp route (stateless streamable HTTP). The route
- * needs a bearer token from the configured static tokens; without one it answers 401 `{error, detail}`.
+ * needs a bearer token: one of the configured static tokens, or a token the hub named by `--hub-data` issued
+ * (pairing or `hearth token create`). Without one it answers 401 `{error, detail}`.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
@@ -52,14 +53,22 @@ export function recipeMcpServer(cat: () => Catalog, ops: readonly Operation[], v
   return server;
 }
 
-function tokenOk(header: string | undefined, tokens: readonly string[]): boolean {
+/** Who may open /mcp: static tokens, and optionally a check against a hub's token store. */
+export interface McpAccess {
+  tokens: readonly string[];
+  hub?: { verify: (token: string) => boolean };
+}
+
+function tokenOk(header: string | undefined, access: McpAccess): boolean {
   const m = /^Bearer\s+(\S+)$/i.exec(header ?? '');
   if (!m) return false;
-  const given = Buffer.from(m[1] as string);
-  return tokens.some((t) => {
+  const presented = m[1] as string;
+  const given = Buffer.from(presented);
+  const isStatic = access.tokens.some((t) => {
     const want = Buffer.from(t);
     return want.length === given.length && timingSafeEqual(want, given);
   });
+  return isStatic || access.hub?.verify(presented) === true;
 }
 
 export function mountRecipeMcp(
@@ -67,17 +76,17 @@ export function mountRecipeMcp(
   cat: () => Catalog,
   ops: readonly Operation[],
   version: string,
-  tokens: readonly string[],
+  access: McpAccess,
 ): () => Promise<void> {
   const handler = createMcpHandler(() => recipeMcpServer(cat, ops, version));
   app.route({
     method: ['POST', 'GET', 'DELETE'],
     url: '/mcp',
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
-      if (!tokenOk(req.headers.authorization, tokens)) {
+      if (!tokenOk(req.headers.authorization, access)) {
         const detail =
-          tokens.length === 0
-            ? 'the MCP route is closed: no tokens are configured (--mcp-token or --mcp-tokens-file)'
+          access.tokens.length === 0 && access.hub === undefined
+            ? 'the MCP route is closed: no tokens are configured (--mcp-token, --mcp-tokens-file or --hub-data)'
             : 'a valid bearer token is required';
         return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized', detail });
       }

@@ -8,6 +8,7 @@ import { Ajv } from 'ajv';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RateLimiter } from '../index/rate-limit.js';
 import { type Catalog, type LoadOptions, loadCatalog } from './catalog.js';
+import { type HubTokens, openHubTokens } from './hub-tokens.js';
 import { mountRecipeMcp } from './mcp.js';
 import { openApiDocument } from './openapi.js';
 import { OPERATIONS } from './operations.js';
@@ -22,6 +23,8 @@ export interface RecipeApiOptions extends LoadOptions {
   rateLimit?: { ratePerSecond: number; burst: number; now?: () => number };
   /** Static bearer tokens that open /mcp. */
   mcpTokens?: readonly string[];
+  /** A hub's data directory (or store file): every valid token that hub issued also opens /mcp. */
+  hubData?: string;
   logger?: boolean;
 }
 
@@ -36,9 +39,13 @@ function send(reply: FastifyReply, status: number, error: string, detail: string
   return reply.code(status).type('application/json').send({ error, detail });
 }
 
-/** Build the server (not listening). Throws `CatalogError` when a document of `dir` does not load. */
+/**
+ * Build the server (not listening). Throws `CatalogError` when a document of `dir` does not load, and
+ * `HubTokensError` when `hubData` is not a hub's store.
+ */
 export function createRecipeApi(opts: RecipeApiOptions): RecipeApi {
   const catalog = loadCatalog(opts.dir, opts);
+  const hub: HubTokens | undefined = opts.hubData !== undefined ? openHubTokens(opts.hubData) : undefined;
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: 1024 * 1024,
@@ -109,7 +116,10 @@ export function createRecipeApi(opts: RecipeApiOptions): RecipeApi {
   const doc = openApiDocument(OPERATIONS, API_VERSION);
   app.get('/api/openapi.json', async () => doc as Json);
 
-  const closeMcp = mountRecipeMcp(app, () => catalog, OPERATIONS, API_VERSION, opts.mcpTokens ?? []);
-  app.addHook('onClose', async () => closeMcp());
+  const closeMcp = mountRecipeMcp(app, () => catalog, OPERATIONS, API_VERSION, { tokens: opts.mcpTokens ?? [], ...(hub ? { hub } : {}) });
+  app.addHook('onClose', async () => {
+    await closeMcp();
+    hub?.close();
+  });
   return { app, catalog };
 }

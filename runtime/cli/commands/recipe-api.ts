@@ -19,6 +19,10 @@ export const registerRecipeApi: RegisterCommand = (program) => {
     .option('--burst <requests>', 'burst size of the per-IP limiter', '30')
     .option('--mcp-token <token>', 'a bearer token that opens /mcp (repeatable)', collect)
     .option('--mcp-tokens-file <file>', 'file of bearer tokens that open /mcp, one per line')
+    .option(
+      '--hub-data <dir>',
+      "a hub's data directory (or its hearth.db): tokens that hub issued, by pairing or `hearth token create`, open /mcp",
+    )
     .action(async (opts) => {
       const { runRecipeApi } = await import('../../../services/recipe-api/cli.js');
       await runRecipeApi(opts);
