@@ -4,25 +4,8 @@
  * narrowed defensively; these types describe what a well-formed document looks like.
  */
 
-/** A closed temperature or pressure band. */
-export interface Band {
-  min: number;
-  max: number;
-}
-
-/** The safe operating range of an operation (semantics §2). */
-export interface Envelope {
-  /** What the temperature is measured in: oil, water, pan_surface, air, steam, product, … */
-  medium: string;
-  tempC?: Band;
-  pressureKPa?: Band;
-  /** false: a responsible person must be present. */
-  unattended: boolean;
-  hazards?: string[];
-  /** Verification rungs, best first: sensor ids, `model`, `time`, `human`. */
-  sensorLadder?: string[];
-  note?: string;
-}
+// Bands and envelopes are part of the data contract (the vocabulary's operations carry them): defined in schemas/.
+export type { Band, Envelope } from '../schemas/envelope-types.js';
 
 /** `until` of a process node: end conditions and the time window. */
 export interface Until {

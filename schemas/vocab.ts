@@ -3,8 +3,9 @@
  * Heat levels are pan-surface bands; they come from schemas/vocab/units.json when that file carries them,
  * else from the small table schemas/vocab/heat-levels.json.
  */
-import type { Band, Envelope } from '../safety/types.js';
+
 import { dataPath, readData } from './data.js';
+import type { Band, Envelope } from './envelope-types.js';
 
 export interface OpEntry {
   id: string;

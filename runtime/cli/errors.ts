@@ -1,10 +1,2 @@
-/** An error the CLI prints as one line (`hearth: <message>`) before exiting with `exitCode`. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 2,
-  ) {
-    super(message);
-    this.name = 'CliError';
-  }
-}
+// The CLI's one-line error lives in platform/ so that services/ can throw it without importing runtime/.
+export { CliError } from '../../platform/cli-error.js';

@@ -6,17 +6,38 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ProblemError } from '../../platform/http/problems.js';
+import type { Household } from '../../services/planning/context.js';
 import type { BusEvents } from '../events/bus.js';
+import type { Executor } from '../executor/executor.js';
 import { CORE_VERSION, type ExecuteRequest, type ExecutionStatus } from '../executor/types.js';
-import type { SessionDeps, SessionService } from './sessions.js';
-import { FINAL_SESSION_STATES, HOUSEHOLD, type Session } from './types.js';
+import type { SessionRepo, TaskRepo } from './store.js';
+import { FINAL_SESSION_STATES, HOUSEHOLD, type Session, type Task, type TaskState } from './types.js';
+
+/** What the driver needs of the session service: declared here so that driver.ts does not import sessions.ts. */
+export interface SessionHost {
+  readonly sessions: SessionRepo;
+  readonly tasks: TaskRepo;
+  iso(): string;
+  save(s: Session, state?: Session['state']): Session;
+  newTask(t: Omit<Task, 'id' | 'createdAt' | 'updatedAt'>): Task;
+  saveTask(t: Task, state: TaskState): Task;
+  cancelOpenTasks(sessionId: string, kind?: Task['kind']): void;
+}
+
+/** The part of the session service's dependencies the driver uses. */
+export interface DriverDeps {
+  now: () => number;
+  executor: Pick<Executor, 'start' | 'status'>;
+  log?: { warn(obj: object, msg?: string): void };
+  household?: () => Household;
+}
 
 export class SessionDriver {
   private readonly byExecution = new Map<string, string>();
 
   constructor(
-    private readonly svc: SessionService,
-    private readonly d: SessionDeps,
+    private readonly svc: SessionHost,
+    private readonly d: DriverDeps,
   ) {}
 
   /** Start recipe `i` of `s` on the executor, acting for the person who confirmed the session. */

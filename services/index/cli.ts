@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parseJson } from '../../core/canonical.js';
 import { type KeyFile, type KeyRecord, parseKeyFile } from '../../core/keys.js';
-import { CliError } from '../../runtime/cli/errors.js';
+import { CliError } from '../../platform/cli-error.js';
 import { buildIndex } from './build.js';
 import { consoleProgress } from './progress.js';
 import { BuildInputError, readTrustFile } from './sources.js';

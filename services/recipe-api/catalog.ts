@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseJson } from '../../core/canonical.js';
 import { documentHash } from '../../core/hash.js';
-import { packageRoot } from '../../runtime/config/paths.js';
+import { packageRoot } from '../../platform/paths.js';
 import { validate } from '../../schemas/index.js';
 import type { RecipeFacts } from '../index/entry.js';
 import { SearchIndex } from '../index/search.js';

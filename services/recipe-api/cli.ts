@@ -1,6 +1,6 @@
 /** The implementation behind `hearth recipe-api serve`, loaded lazily by the command module. */
 import { readFileSync } from 'node:fs';
-import { CliError } from '../../runtime/cli/errors.js';
+import { CliError } from '../../platform/cli-error.js';
 import { CatalogError } from './catalog.js';
 import { HubTokensError } from './hub-tokens.js';
 import { createRecipeApi, type RecipeApi } from './server.js';

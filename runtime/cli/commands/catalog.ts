@@ -1,6 +1,6 @@
 /** `hearth catalog generate`: a seeded synthetic recipe catalog for tests and benchmarks. */
 import { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './types.js';
 
 export const registerCatalog: RegisterCommand = (program) => {
   const catalog = new Command('catalog').description('synthetic recipe catalogs');

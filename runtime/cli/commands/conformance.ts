@@ -1,7 +1,7 @@
 /** `hearth conformance`: run the svc conformance vectors against this build's rules. */
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './types.js';
 
 export const registerConformance: RegisterCommand = (program: Command) => {
   program

@@ -3,7 +3,7 @@
  * Options are registered here; the implementations load only when one of these commands runs.
  */
 import type { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './types.js';
 
 function done(code: number): void {
   process.exitCode = code;

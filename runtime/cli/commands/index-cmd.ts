@@ -1,6 +1,6 @@
 /** `hearth index build|serve`: the static recipe index (build it from a folder, serve it over HTTP). */
 import { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './types.js';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];

@@ -2,7 +2,6 @@
  * Every CLI command module, in the order `hearth --help` lists them. A module exports a function that
  * registers its command(s) on the program. Add one import and one entry per module.
  */
-import type { Command } from 'commander';
 import { registerCatalog } from './catalog.js';
 import { registerConformance } from './conformance.js';
 import { registerDocuments } from './documents.js';
@@ -18,7 +17,9 @@ import { registerStart } from './start.js';
 import { registerSync } from './sync.js';
 import { registerToken } from './token.js';
 
-export type RegisterCommand = (program: Command) => void;
+import type { RegisterCommand } from './types.js';
+
+export type { RegisterCommand } from './types.js';
 
 export const commands: RegisterCommand[] = [
   registerStart,

@@ -1,7 +1,7 @@
 /** `hearth init`: a fresh, empty store in the data directory; `--force` moves an existing (or broken) one aside. */
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './types.js';
 
 export const registerInit: RegisterCommand = (program) => {
   program.addCommand(

@@ -1,6 +1,6 @@
 /** `hearth mandate`: signed agent mandates (sign one) and the principal keys they verify against (trust, keys). */
 import { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './types.js';
 
 export const registerMandate: RegisterCommand = (program) => {
   const mandate = new Command('mandate').description('agent mandates: sign one for an agent, register principal keys');

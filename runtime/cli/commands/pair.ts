@@ -1,6 +1,6 @@
 /** `hearth pair`: approve, reject and list pairing requests of agents and people (RFC 8628 style). */
 import { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './types.js';
 
 type Opts = { dataDir?: string; hub?: string; token?: string; scopes?: string; kind?: string; json?: boolean };
 

@@ -1,6 +1,6 @@
 /** `hearth recipe-api serve`: the read-only recipe API over a catalog folder (spec §4.5). */
 import { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './types.js';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];

@@ -3,7 +3,7 @@
  * publisher (prove, publish, status). Implementations load lazily inside each action.
  */
 import { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './types.js';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];

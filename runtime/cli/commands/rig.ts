@@ -1,6 +1,6 @@
 /** `hearth rig check <file>`: validate a rig file and, with --probe, open the rig and read every sensor once. */
 import { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './types.js';
 
 export const registerRig: RegisterCommand = (program) => {
   const rig = new Command('rig').description('kitchen rig files (hardware and simulated)');

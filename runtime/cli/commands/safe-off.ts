@@ -4,7 +4,7 @@
  * start and after stop; run it by hand after a crash. Exit 0 when every output is off, 1 otherwise.
  */
 import { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './types.js';
 
 export const registerSafeOff: RegisterCommand = (program) => {
   program.addCommand(

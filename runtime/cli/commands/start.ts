@@ -1,6 +1,6 @@
 /** `hearth start`: the device process (HTTP API, store, executor, simulated or real rig). */
 import { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './types.js';
 
 export const registerStart: RegisterCommand = (program) => {
   program.addCommand(

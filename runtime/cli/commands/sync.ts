@@ -1,6 +1,6 @@
 /** `hearth sync`: bring the device's recipes and recalls in step with signed static indexes, once. */
 import { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './types.js';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];

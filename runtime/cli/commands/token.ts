@@ -1,6 +1,6 @@
 /** `hearth token`: bearer tokens for the device's API (shown once, stored hashed). */
 import { Command } from 'commander';
-import type { RegisterCommand } from './index.js';
+import type { RegisterCommand } from './types.js';
 
 export const registerToken: RegisterCommand = (program) => {
   const token = new Command('token').description('bearer tokens for the API (create, list, revoke)');

@@ -3,7 +3,7 @@
  * directory's SQLite file, or the database `--db` names.
  */
 import { existsSync } from 'node:fs';
-import { CliError } from '../../../runtime/cli/errors.js';
+import { CliError } from '../../../platform/cli-error.js';
 import { exportDocuments } from '../documents.js';
 import { issueToken, isValidNamespace } from '../proof/namespaces.js';
 import { createRegistry, loadOrCreateKey } from '../server.js';

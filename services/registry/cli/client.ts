@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { CanonicalJsonError, parseJson } from '../../../core/canonical.js';
-import { CliError } from '../../../runtime/cli/errors.js';
+import { CliError } from '../../../platform/cli-error.js';
 
 export interface ClientOptions {
   registry: string;
