@@ -40,6 +40,7 @@ Module._load = function (request, parent, isMain) {
 /** Path fragments `hearth start` must not load until the feature is used. */
 const DEFERRED: Record<string, RegExp> = {
   'the MCP SDK': /node_modules\/@modelcontextprotocol\//,
+  'the A2A SDK': /node_modules\/@a2a-js\//,
   zod: /node_modules\/zod\//,
   'Node-RED': /node_modules\/(@node-red|node-red)\//,
   'the registry service': /\/services\/registry\//,

@@ -1,75 +1,99 @@
 /**
- * The hub's agent card at `/.well-known/agent-card.json` (spec §4.8): name, description, version, `url`
- * `{hub_url}/a2a`, streaming and push notifications, the default modes, the six skills, the `paired` HTTP
- * bearer scheme that `security` requires, and the A2A 1.0 `supportedInterfaces`. The spec's authentication
- * table puts the hub agent card behind a paired token, so it answers 401 without one.
+ * The hub's agent card at `/.well-known/agent-card.json` (spec §4.8), in the A2A 1.0 shape only: the SDK's
+ * `AgentCard` type, served as `AgentCard.toJSON(card)`. Its one interface is JSON-RPC at `{hub_url}/a2a`
+ * (A2A 1.0 carries the spec's `url` there), with streaming and push notifications, the default modes, the
+ * skills the hub performs today (runtime/a2a/skills.ts) and the `paired` HTTP bearer scheme its security
+ * requirement names. URLs are absolute, built from the hub's public URL (`publicUrl`). The spec's
+ * authentication table puts the hub agent card behind a paired token, so it answers 401 without one.
+ *
+ * The SDK (with jose) loads on the first card request, not at start-up.
  */
-import type { AgentInterface, AgentSkill } from '@a2a-js/sdk';
+import type { AgentCard, AgentSkill } from '@a2a-js/sdk';
 import type { FastifyInstance } from 'fastify';
 import { requirePrincipal } from '../../platform/http/auth.js';
+import { A2A_SKILLS, type SkillId } from '../a2a/skills.js';
 import { SVC_VERSION } from './types.js';
 
-type Skill = Pick<AgentSkill, 'id' | 'name' | 'description' | 'tags'>;
-type Interface = Pick<AgentInterface, 'url' | 'protocolBinding' | 'protocolVersion'>;
+/** The path of the hub's A2A endpoint. */
+export const A2A_PATH = '/a2a';
 
-const SKILLS: Skill[] = [
-  {
-    id: 'plan_meal',
-    name: 'Plan a meal',
-    description: 'Pick recipes this kitchen can cook, dry-run them and create a session for a serving time.',
-    tags: ['planning', 'sessions'],
-  },
-  {
-    id: 'cook_recipe',
-    name: 'Cook a recipe',
-    description: 'Drive a confirmed session on the kitchen’s devices; a person confirms and stays present for heat.',
-    tags: ['cooking', 'executor'],
-  },
-  {
-    id: 'restock_kitchen',
-    name: 'Restock the kitchen',
-    description: 'Read the inventory and create order intents that a person approves.',
-    tags: ['inventory', 'orders'],
-  },
-  {
-    id: 'advise',
-    name: 'Advise',
-    description: 'Answer cooking questions with the kitchen’s context (what can I cook, fix a mistake, store food).',
-    tags: ['advice'],
-  },
-  { id: 'team_plan', name: 'Team plan', description: 'Split a session’s tasks between people and devices.', tags: ['planning', 'tasks'] },
-  {
-    id: 'relief_allocate',
-    name: 'Relief allocation',
-    description: 'Match relief needs with pledges on a coordinator hub.',
-    tags: ['relief'],
-  },
-];
+const skill = (id: SkillId, name: string, description: string, tags: string[], examples: string[]): AgentSkill => ({
+  id,
+  name,
+  description,
+  tags,
+  examples,
+  inputModes: ['application/json'],
+  outputModes: ['application/json', 'text/plain'],
+  securityRequirements: [],
+});
 
-export function agentCard(hubUrl: string) {
+const SKILLS: Record<SkillId, AgentSkill> = {
+  plan_meal: skill(
+    'plan_meal',
+    'Plan a meal',
+    'Pick recipes this kitchen can cook, dry-run them and create a session for a serving time. Needs the scopes read and cook.',
+    ['planning', 'sessions'],
+    ['{"skill":"plan_meal","input":{"query":"fried onions","serveAt":"2026-06-01T19:00:00+02:00"}}'],
+  ),
+  cook_recipe: skill(
+    'cook_recipe',
+    'Cook a recipe',
+    'Drive a planned session on the kitchen’s devices: a person confirms it and must be sensed present for heat; the task follows the session to its end. Needs the scope cook.',
+    ['cooking', 'executor'],
+    ['{"skill":"cook_recipe","input":{"sessionId":"ses-…","acknowledgedRules":["…"]}}'],
+  ),
+  restock_kitchen: skill(
+    'restock_kitchen',
+    'Restock the kitchen',
+    'Read the inventory and create order intents that a person approves. Needs the scope read, and order:create for an order.',
+    ['inventory', 'orders'],
+    ['{"skill":"restock_kitchen","input":{"lines":[{"item":"onions","quantity":2,"unit":"kg"}]}}'],
+  ),
+};
+
+/** The hub's card for a hub reachable at `hubUrl` (absolute, no trailing slash needed). */
+export function hubAgentCard(hubUrl: string): AgentCard {
   const base = hubUrl.replace(/\/+$/, '');
-  const supportedInterfaces: Interface[] = [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }];
   return {
     name: 'Hearth kitchen hub',
-    description: 'One kitchen: sessions, tasks, inventory, orders, safety and the device executor, for people and paired agents.',
+    description:
+      'One kitchen: sessions, tasks, inventory, orders, safety and the device executor, for people and paired agents. Send a data part {"skill", "input"}; free text is not acted on.',
+    supportedInterfaces: [{ url: `${base}${A2A_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    provider: { organization: 'Hearth', url: base },
     version: SVC_VERSION,
-    url: `${base}/a2a`,
-    supportedInterfaces,
-    capabilities: { streaming: true, pushNotifications: true },
+    documentationUrl: undefined,
+    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
+    securitySchemes: {
+      paired: {
+        scheme: {
+          $case: 'httpAuthSecurityScheme',
+          value: {
+            scheme: 'bearer',
+            bearerFormat: '',
+            description: 'A token paired with this hub (POST /svc/v1/pair, approved by a person).',
+          },
+        },
+      },
+    },
+    securityRequirements: [{ schemes: { paired: { list: [] } } }],
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['application/json', 'text/plain'],
-    skills: SKILLS,
-    securitySchemes: {
-      paired: { type: 'http', scheme: 'bearer', description: 'A token paired with this hub (POST /svc/v1/pair, approved by a person).' },
-    },
-    security: [{ paired: [] }],
-    additionalInterfaces: [{ url: `${base}/svc/v1/mcp`, transport: 'mcp-streamable-http' }],
+    skills: A2A_SKILLS.map((id) => SKILLS[id]),
+    signatures: [],
+    iconUrl: undefined,
   };
+}
+
+/** The card's JSON form (A2A 1.0), as served. */
+export async function hubAgentCardJson(hubUrl: string): Promise<unknown> {
+  const { AgentCard } = await import('@a2a-js/sdk');
+  return AgentCard.toJSON(hubAgentCard(hubUrl));
 }
 
 export function registerAgentCard(http: FastifyInstance, hubUrl: () => string): void {
   http.get('/.well-known/agent-card.json', async (req, reply) => {
     requirePrincipal(req);
-    return reply.header('cache-control', 'no-cache').send(agentCard(hubUrl()));
+    return reply.header('cache-control', 'no-cache').send(await hubAgentCardJson(hubUrl()));
   });
 }

@@ -6,6 +6,7 @@
 
 import type { PlanningContext } from '../../services/planning/context.js';
 import { modeRefusal } from '../../services/planning/policy.js';
+import { startA2a } from '../a2a/mount.js';
 import type { AppContext, Feature } from '../app/context.js';
 import { mountHubMcp } from '../mcp/mount.js';
 import type { HubMcpDeps } from '../mcp/tools.js';
@@ -37,6 +38,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
   let sessions: SessionService | undefined;
   let closeMcp: (() => Promise<void>) | undefined;
   let dropGuard: (() => void) | undefined;
+  let closeA2a: (() => Promise<void>) | undefined;
   return {
     name: 'hub',
     migrations: [hubMigration, pairingMigration],
@@ -94,12 +96,14 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         ...(opts.runFlow ? { runFlow: opts.runFlow } : {}),
       };
       closeMcp = mountHubMcp(ctx.http, deps);
+      closeA2a = startA2a(ctx, deps);
       opts.onReady?.({ sessions, kitchen, pairing, safety, household, planning });
     },
     async stop() {
       sessions?.close();
       dropGuard?.();
       await closeMcp?.();
+      await closeA2a?.();
     },
   };
 }

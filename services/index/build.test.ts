@@ -83,7 +83,7 @@ t.test('a build writes discovery, a signed manifest whose shards match, recipes,
   const card = readJson(join(out, '.well-known/agent-card.json'));
   t.match(card, {
     name: 'Test index',
-    url: 'https://index.test/v1/mcp',
+    supportedInterfaces: [{ url: 'https://index.test/v1/mcp' }],
     defaultInputModes: Array,
     defaultOutputModes: Array,
     capabilities: Object,

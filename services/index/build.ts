@@ -12,7 +12,7 @@ import { publicRecord } from '../../core/keys.js';
 import { signDocument } from '../../core/signature.js';
 import { toRfc3339Seconds } from '../../core/time.js';
 import type { RecallItem } from './catalog.js';
-import { agentCard, discoveryDocument, PAGE_SIZE, PATHS, type SiteOptions, SVC_VERSION } from './documents.js';
+import { agentCard, DEFAULT_SITE_NAME, discoveryDocument, PAGE_SIZE, PATHS, type SiteOptions, SVC_VERSION } from './documents.js';
 import { indexEntry, type RecipeFacts } from './entry.js';
 import { type BuildState, type HistoryEntry, OutputDir, readState, writeState } from './output.js';
 import { isRecipeDocument, PublishedDocuments } from './published.js';
@@ -155,7 +155,7 @@ function buildLocked(opts: BuildOptions): BuildResult {
   const now = opts.now ?? (() => new Date());
   const progress = opts.onProgress ?? (() => {});
   const state: BuildState = readState(opts.outDir);
-  const site: SiteOptions = { name: opts.name ?? 'Hearth recipe index', baseUrl: (opts.baseUrl ?? '').replace(/\/+$/, '') };
+  const site: SiteOptions = { name: opts.name ?? DEFAULT_SITE_NAME, baseUrl: (opts.baseUrl ?? '').replace(/\/+$/, '') };
 
   const published = new PublishedDocuments();
   const recipes: SourceRecipe[] = readRecipes(opts.recipesDir, (done, total) => progress({ phase: 'read', done, total }), {
@@ -187,7 +187,9 @@ function buildLocked(opts: BuildOptions): BuildResult {
 
   const keys = state.keys.some((k) => sameKey(k, own)) ? state.keys : [...state.keys, own];
   out.emit(PATHS.discovery, `${JSON.stringify(discoveryDocument(site, keys), null, 2)}\n`);
-  out.emit(PATHS.agentCard, `${JSON.stringify(agentCard(site), null, 2)}\n`);
+  // The card needs absolute URLs: without --base-url the static index has none (`hearth index serve` serves one).
+  const card = agentCard(site);
+  if (card) out.emit(PATHS.agentCard, `${JSON.stringify(card, null, 2)}\n`);
 
   const current = new Map(facts.map((f) => [f.id, f.hash]));
   const staleContent = out.stale().some((p) => !isVersioned(p));

@@ -3,11 +3,14 @@
  * POST /v1/match and /v1/mcp. Dynamic endpoints are limited per client IP (token bucket, 429 `rate-limited`
  * with Retry-After); static files are not. Errors are problem documents.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { problem } from '../../core/problems.js';
 import { createHttpApp } from '../../platform/http/app.js';
 import { PROBLEM_JSON, ProblemError } from '../../platform/http/problems.js';
 import { markRecalled } from './catalog.js';
+import { agentCard, DEFAULT_SITE_NAME, PATHS } from './documents.js';
 import { LEVELS, type Level } from './entry.js';
 import { MatchInputError, matchKitchen } from './match.js';
 import { mountMcp } from './mcp.js';
@@ -95,6 +98,17 @@ export function searchQuery(raw: unknown): SearchQuery {
   return out;
 }
 
+/** The index's name from its discovery document (the default when it cannot be read). */
+function siteName(dir: string): string {
+  try {
+    const doc = JSON.parse(readFileSync(join(dir, PATHS.discovery), 'utf8')) as { name?: unknown };
+    if (typeof doc.name === 'string' && doc.name !== '') return doc.name;
+  } catch {
+    // An index without a readable discovery document still answers with the default name.
+  }
+  return DEFAULT_SITE_NAME;
+}
+
 export interface IndexServer {
   app: FastifyInstance;
   store: CatalogStore;
@@ -151,6 +165,13 @@ export function createIndexServer(opts: IndexServerOptions): IndexServer {
 
   const closeMcp = mountMcp(app, store, now, opts.mcpAllowedHosts);
   app.addHook('onClose', async () => closeMcp());
+
+  // The card is built per request from the public base URL (`--base-url`, else the request's Host), so its
+  // URLs are absolute even for an index built without --base-url.
+  const name = siteName(opts.dir);
+  app.get(`/${PATHS.agentCard}`, async (req, reply) =>
+    reply.header('cache-control', 'public, max-age=60, must-revalidate').send(agentCard({ name, baseUrl: base(req) }) ?? {}),
+  );
 
   const files = new StaticFiles(opts.dir, () => store.get().version);
   app.get('/*', (req, reply) => files.handle(req, reply));

@@ -1,0 +1,163 @@
+/**
+ * The hub's A2A endpoint driven by the official `@a2a-js/sdk` client running as a separate process
+ * (test-support/a2a-client.ts), over real HTTP: it resolves the card behind a paired token, plans a meal,
+ * streams a cook task to completion on the simulated fryer, cancels another task (its session is aborted),
+ * and a token without the scope is refused.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { FRY_RECIPE, startHub } from '../hub/test-helpers.js';
+
+const SCRIPT = fileURLToPath(new URL('../../test-support/a2a-client.ts', import.meta.url));
+
+type Line = Record<string, unknown> & { id: number };
+interface Peer {
+  ask(cmd: Record<string, unknown>): Promise<Line>;
+  stream(cmd: Record<string, unknown>, onEvent: (ev: Record<string, unknown>) => void): Promise<Line>;
+  child: ChildProcess;
+}
+
+function startPeer(): Peer {
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting = new Map<number, { done(l: Line): void; event?: (ev: Record<string, unknown>) => void }>();
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (text) => {
+    const line = JSON.parse(text) as Line;
+    const w = waiting.get(line.id);
+    if (!w) return;
+    if ('event' in line && w.event) return w.event(line.event as Record<string, unknown>);
+    waiting.delete(line.id);
+    w.done(line);
+  });
+  let next = 1;
+  const send = (cmd: Record<string, unknown>, event?: (ev: Record<string, unknown>) => void) =>
+    new Promise<Line>((resolve) => {
+      const id = next++;
+      waiting.set(id, { done: resolve, ...(event ? { event } : {}) });
+      child.stdin?.write(`${JSON.stringify({ ...cmd, id })}\n`);
+    });
+  return { ask: (cmd) => send(cmd), stream: (cmd, onEvent) => send(cmd, onEvent), child };
+}
+
+const stateOf = (task: unknown) => (task as { status?: { state?: string } }).status?.state;
+
+t.test('the A2A SDK client, as its own process, plans, streams a cook to completion, cancels, and is refused', async (t) => {
+  const h = await startHub();
+  const peer = startPeer();
+  t.teardown(async () => {
+    peer.child.kill();
+    await h.close();
+  });
+  const agent = h.token(['read', 'cook'], 'agent', 'dinner agent');
+  const person = h.token(['read', 'cook'], 'human', 'Amal');
+  const reader = h.token(['read'], 'agent', 'reader');
+  const base = { url: h.url };
+  const serveAt = '2026-06-01T19:00:00+02:00';
+
+  // The card resolves through the SDK (behind the token) and names the hub's JSON-RPC endpoint.
+  const card = (await peer.ask({ ...base, op: 'card', token: agent })).card as Record<string, unknown>;
+  t.same(card.supportedInterfaces, [{ url: `${h.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+  t.same(
+    (card.skills as { id: string }[]).map((s) => s.id),
+    ['plan_meal', 'cook_recipe', 'restock_kitchen'],
+  );
+
+  // plan_meal: a planned session, the same one REST shows.
+  const plan = async () => {
+    const r = await peer.ask({
+      ...base,
+      op: 'send',
+      token: agent,
+      data: { skill: 'plan_meal', input: { query: 'fried onions', serveAt } },
+    });
+    const task = r.task as {
+      status: unknown;
+      artifacts: { parts: { data: { session: { id: string; confirmation: { requiredRules: string[] } } } }[] }[];
+    };
+    t.equal(stateOf(task), 'TASK_STATE_COMPLETED', JSON.stringify(r).slice(0, 300));
+    const session = task.artifacts[0]?.parts[0]?.data.session;
+    if (!session) throw new Error('no session in the plan');
+    t.equal((await h.call('GET', `/svc/v1/sessions/${session.id}`, { token: person })).body.state, 'planned');
+    return session;
+  };
+  const first = await plan();
+
+  // An agent's cook_recipe only prepares the confirmation: the stream ends in input-required.
+  const seen: string[] = [];
+  let waitingTask = '';
+  const prepared = await peer.stream(
+    {
+      ...base,
+      op: 'stream',
+      token: agent,
+      data: { skill: 'cook_recipe', input: { sessionId: first.id, acknowledgedRules: first.confirmation.requiredRules } },
+    },
+    (ev) => {
+      const task = (ev.task ?? ev.statusUpdate) as { id?: string; taskId?: string; status?: { state?: string } };
+      waitingTask ||= task.id ?? task.taskId ?? '';
+      seen.push(stateOf(task) ?? '');
+    },
+  );
+  t.equal(prepared.done, true, JSON.stringify(prepared));
+  t.equal(seen.at(-1), 'TASK_STATE_INPUT_REQUIRED', seen.join(' '));
+  t.equal((await h.call('GET', `/svc/v1/sessions/${first.id}`, { token: person })).body.state, 'awaiting_confirmation');
+
+  // Cancel it: the task is canceled and its session aborted.
+  const canceled = await peer.ask({ ...base, op: 'cancel', token: agent, taskId: waitingTask });
+  t.equal(stateOf(canceled.task), 'TASK_STATE_CANCELED', JSON.stringify(canceled).slice(0, 300));
+  t.equal((await h.call('GET', `/svc/v1/sessions/${first.id}`, { token: person })).body.state, 'aborted');
+  const got = await peer.ask({ ...base, op: 'get', token: agent, taskId: waitingTask });
+  t.equal(stateOf(got.task), 'TASK_STATE_CANCELED');
+  t.match((await peer.ask({ ...base, op: 'get', token: reader, taskId: waitingTask })).error, /not found/i, 'another token cannot see it');
+
+  // A person's cook_recipe confirms; with nobody sensed at the fryer the start is refused, as over REST.
+  const second = await plan();
+  const rules = second.confirmation.requiredRules;
+  const away = await peer.ask({
+    ...base,
+    op: 'send',
+    token: person,
+    data: { skill: 'cook_recipe', input: { sessionId: second.id, acknowledgedRules: rules } },
+  });
+  t.equal(stateOf(away.task), 'TASK_STATE_REJECTED');
+  t.match(JSON.stringify(away.task), /presence-required/);
+
+  // With a person present it starts; the stream follows the session until the fryer is done.
+  await h.presence(true);
+  const states: string[] = [];
+  let running: () => void = () => {};
+  const isRunning = new Promise<void>((resolve) => {
+    running = resolve;
+  });
+  const cooked = peer.stream(
+    { ...base, op: 'stream', token: person, data: { skill: 'cook_recipe', input: { sessionId: second.id } } },
+    (ev) => {
+      const s = stateOf(ev.task ?? ev.statusUpdate);
+      if (s) states.push(s);
+      if (s === 'TASK_STATE_WORKING' && JSON.stringify(ev).includes('"state":"running"')) running();
+    },
+  );
+  await isRunning;
+  const done = await h.runUntil(() => h.hub.sessions.get(second.id).state !== 'running');
+  t.equal(done, true);
+  t.equal(h.hub.sessions.get(second.id).state, 'completed');
+  t.equal((await cooked).done, true);
+  t.equal(states.at(-1), 'TASK_STATE_COMPLETED', states.join(' '));
+  const exec = h.hub.sessions.get(second.id).recipes[0]?.executionId;
+  t.equal((await h.call('GET', `/v1/executions/${exec}/log`, { token: person })).body.outcome, 'served', 'the executor says served');
+  t.equal(h.hub.sessions.get(second.id).recipes[0]?.recipeId, FRY_RECIPE);
+
+  // A token without the cook scope is refused, and nothing is created.
+  const before = h.hub.sessions.sessions.inStates(['planned']).length;
+  const refused = await peer.ask({
+    ...base,
+    op: 'send',
+    token: reader,
+    data: { skill: 'plan_meal', input: { query: 'fried onions', serveAt } },
+  });
+  t.equal(stateOf(refused.task), 'TASK_STATE_REJECTED');
+  t.match(JSON.stringify(refused.task), /"error":"forbidden"/);
+  t.match(JSON.stringify(refused.task), /"requiredScopes":\["cook"\]/);
+  t.equal(h.hub.sessions.sessions.inStates(['planned']).length, before);
+});
