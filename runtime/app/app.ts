@@ -5,6 +5,7 @@
  * `start()`. `hearth start` has driven every output off from the rig file before this runs (run.ts); the
  * rig's outputs are cut again as soon as it exists and when it opens, before anything else runs.
  */
+
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { acceleratedClock, ManualClock, systemClock } from '../../drivers/clock.js';
@@ -12,6 +13,7 @@ import { createRig, loadRigConfig, type RigConfig } from '../../drivers/rig.js';
 import type { Clock } from '../../drivers/types.js';
 import { createHttpApp } from '../../platform/http/app.js';
 import { installHostGuard } from '../../platform/http/host-guard.js';
+import { humanDestination } from '../../platform/log-format.js';
 import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
 import { ConfigError, type HearthConfig } from '../config/config.js';
 import { type DeviceConfig, loadDevice } from '../config/device.js';
@@ -77,7 +79,9 @@ export class App {
   }
 
   static async create(config: HearthConfig, opts: AppOptions = {}): Promise<App> {
-    const log = opts.logger ?? pino({ level: config.logLevel, base: { service: 'hearth' } }, pino.destination(2));
+    // JSON lines for journald and log shippers; readable lines when a person watches the terminal.
+    const dest = process.stderr.isTTY ? humanDestination(process.stderr) : pino.destination(2);
+    const log = opts.logger ?? pino({ level: config.logLevel, base: { service: 'hearth' } }, dest);
     const device = opts.device ?? loadDevice(config.device, config.limits);
     const recipes = opts.recipes ?? loadRecipes(config.recipes);
     for (const s of recipes.skipped) log.warn({ file: s.file, reason: s.reason }, 'recipe not loaded');
