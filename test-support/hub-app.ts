@@ -40,9 +40,9 @@ export async function startFullHub(opts: { dataDir?: string; config?: Partial<He
     supervisor: { watchdogStallMs: 2000 },
     ...(opts.dataDir ? {} : { database: ':memory:' as const }),
   });
-  const events = createEventFeatures();
-  for (const f of [events.events, events.mqtt, events.webhooks]) app.use(f);
   let hub: Hub | undefined;
+  const events = createEventFeatures({ hubTools: () => hub?.tools });
+  for (const f of [events.events, events.mqtt, events.webhooks]) app.use(f);
   app.use(hubFeature({ onReady: (h) => (hub = h) }));
   app.use(dashboardFeature({ hub: () => hub?.sessions }));
   const url = await app.start();

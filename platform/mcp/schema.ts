@@ -11,13 +11,24 @@ const ajv = addFormats(new Ajv({ allErrors: false, strict: false }));
 /** Compiled validators by schema text: the MCP servers are built per request, a schema compiles once. */
 const compiled = new Map<string, ReturnType<Ajv['compile']>>();
 
-export function jsonSchema<T>(schema: Record<string, unknown>): StandardSchemaWithJSON<T, T> {
+function validator(schema: Record<string, unknown>): ReturnType<Ajv['compile']> {
   const key = JSON.stringify(schema);
   let check = compiled.get(key);
   if (!check) {
     check = ajv.compile(schema);
     compiled.set(key, check);
   }
+  return check;
+}
+
+/** What is wrong with `value` against `schema` (empty when it is valid): the same check as `jsonSchema`, for other transports. */
+export function schemaIssues(schema: Record<string, unknown>, value: unknown): string[] {
+  const check = validator(schema);
+  return check(value) ? [] : (check.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
+}
+
+export function jsonSchema<T>(schema: Record<string, unknown>): StandardSchemaWithJSON<T, T> {
+  const check = validator(schema);
   return {
     '~standard': {
       version: 1,

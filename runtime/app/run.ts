@@ -86,12 +86,13 @@ async function startLocked(opts: CliOptions & { flows?: boolean }, config: Heart
   let app: App;
   try {
     app = await App.create(config);
-    const events = createEventFeatures();
+    let hub: Hub | undefined;
+    // The hub's tools also answer MQTT 5 requests on svc/{k}/command/{operation} once the hub runs.
+    const events = createEventFeatures({ hubTools: () => hub?.tools });
     for (const f of [events.events, events.mqtt, events.webhooks]) app.use(f); // events first: they hear every bus event the others emit
     app.use(syncFeature());
     // `--flows`: the embedded Node-RED (loaded only then), whose deployed flows the hub's run_flow tool runs.
     const flows = opts.flows ? (await import('../flows/feature.js')).flowsFeature() : undefined;
-    let hub: Hub | undefined;
     app.use(hubFeature({ onReady: (h) => (hub = h), ...(flows ? { runFlow: (id, inputs) => flows.runFlow(id, inputs) } : {}) }));
     app.use(dashboardFeature({ hub: () => hub?.sessions }));
     const bus = () => {

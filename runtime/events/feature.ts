@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { type RevocationWatch, sharedRevocations } from '../../platform/http/revocation.js';
 import type { AppContext, Feature } from '../app/context.js';
 import { ConfigError } from '../config/config.js';
+import type { HubMcpDeps } from '../mcp/tools.js';
 import { MqttFeature } from '../mqtt/feature.js';
 import { FleetBridge } from '../mqtt/fleet-bridge.js';
 import { WebhooksFeature } from '../webhooks/feature.js';
@@ -44,7 +45,8 @@ function optionsOf(ctx: AppContext) {
   }
 }
 
-export function createEventFeatures(): EventFeatures {
+/** `hubTools`: the hub's services once it runs, for MQTT command requests (runtime/mqtt/commands.ts). */
+export function createEventFeatures(opts: { hubTools?: () => HubMcpDeps | undefined } = {}): EventFeatures {
   const state: EventFeatures['state'] = {};
   let closeFeeds: (() => void) | undefined;
   let pruner: NodeJS.Timeout | undefined;
@@ -114,6 +116,7 @@ export function createEventFeatures(): EventFeatures {
         ...(o.mqttUsername !== undefined ? { mqttUsername: o.mqttUsername } : {}),
         ...(o.mqttPassword !== undefined ? { mqttPassword: o.mqttPassword } : {}),
         estop: (message) => ctx.supervisor.cutAll('estop', message),
+        ...(opts.hubTools ? { commands: { deps: opts.hubTools, problemBase: () => ctx.baseUrl() } } : {}),
         revocations: revocations(ctx),
         log: (level, msg, detail) => log[level](detail ?? {}, msg),
       });

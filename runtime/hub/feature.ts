@@ -32,6 +32,8 @@ export interface Hub {
   safety: SafetyDeps;
   household: HouseholdStore;
   planning: PlanningContext;
+  /** What the hub's tools run on (MCP here; MQTT command topics through runtime/mqtt/commands.ts). */
+  tools: HubMcpDeps;
 }
 
 export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMcpDeps['runFlow'] } = {}): Feature {
@@ -97,7 +99,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       };
       closeMcp = mountHubMcp(ctx.http, deps);
       closeA2a = startA2a(ctx, deps);
-      opts.onReady?.({ sessions, kitchen, pairing, safety, household, planning });
+      opts.onReady?.({ sessions, kitchen, pairing, safety, household, planning, tools: deps });
     },
     async stop() {
       sessions?.close();

@@ -1,7 +1,9 @@
 /**
  * The hub's MCP tools (spec §4.7) and the scope each needs. `null` means any valid token (the spec's "none"
  * on the hub, where every call is already paired, and "any" for the emergency stop). Recipe text travels as
- * data: every result is JSON in `structuredContent` and in a text block labelled as data.
+ * data: every result is JSON in `structuredContent` and in a text block labelled as data. `hubTools` defines
+ * them without a transport (tool-call.ts); MCP registers them here, MQTT command topics call the same ones
+ * (runtime/mqtt/commands.ts).
  */
 import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { Principal } from '../../platform/http/auth.js';
@@ -20,6 +22,7 @@ import { planPreviewSchema } from '../hub/planning-routes.js';
 import { createSessionSchema, rulesSchema } from '../hub/routes.js';
 import { emergencyStop, type SafetyDeps, safetyState } from '../hub/safety-routes.js';
 import type { SessionService } from '../hub/sessions.js';
+import { type HubTool, ok, refusal, scopeRefusal, type ToolOutcome } from './tool-call.js';
 
 export interface HubMcpDeps {
   sessions: SessionService;
@@ -112,7 +115,29 @@ export const matchKitchenSchema = {
   },
 };
 
+/** Register every tool of `hubTools(d)` with an MCP server built for `principal`. */
 export function registerHubTools(server: McpServer, d: HubMcpDeps, principal: Principal): void {
+  for (const t of hubTools(d)) {
+    server.registerTool(
+      t.name,
+      {
+        description: t.description,
+        inputSchema: t.anyArgs ? acceptAny<unknown>(t.schema) : jsonSchema<unknown>(t.schema),
+        annotations: { readOnlyHint: t.readOnly, openWorldHint: false },
+      },
+      async (args: unknown): Promise<Result> => resultOf(await t.run(args, principal)),
+    );
+  }
+}
+
+const resultOf = (o: ToolOutcome): Result => (o.ok ? dataResult(o.value) : errorResult(o.error, o.detail, o.extra));
+
+/**
+ * The hub's tools bound to its services, built per call (the `stop-any-body` control is read when they are
+ * built). `via` names the transport in the default reason of an emergency stop.
+ */
+export function hubTools(d: HubMcpDeps, via = 'MCP'): HubTool[] {
+  const tools: HubTool[] = [];
   const tool = <A>(
     name: string,
     description: string,
@@ -122,21 +147,25 @@ export function registerHubTools(server: McpServer, d: HubMcpDeps, principal: Pr
   ) => {
     const need = TOOL_SCOPES[name];
     if (need === undefined) throw new Error(`tool ${name} has no scope in TOOL_SCOPES`);
-    server.registerTool(
+    const self: HubTool = {
       name,
-      { description, inputSchema: jsonSchema<A>(schema), annotations: { readOnlyHint: readOnly, openWorldHint: false } },
-      async (args: A): Promise<Result> => {
-        if (need !== null && !principal.scopes.includes(need))
-          return errorResult('forbidden', `the tool ${name} needs the scope ${need}`, { requiredScope: need });
+      description,
+      schema,
+      readOnly,
+      scope: need,
+      run: async (args, p) => {
+        const denied = scopeRefusal(self, p);
+        if (denied) return denied;
         try {
-          return dataResult(fn(args, principal));
+          return ok(fn(args as A, p));
         } catch (err) {
-          if (err instanceof ProblemError) return errorResult(err.slug, err.detail ?? err.slug, err.extensions);
-          if (err instanceof MatchInputError) return errorResult('validation-failed', err.message);
+          if (err instanceof ProblemError) return refusal(err.slug, err.detail ?? err.slug, err.extensions as Json);
+          if (err instanceof MatchInputError) return refusal('validation-failed', err.message);
           throw err;
         }
       },
-    );
+    };
+    tools.push(self);
   };
   const cat = () => d.catalog();
 
@@ -257,7 +286,7 @@ export function registerHubTools(server: McpServer, d: HubMcpDeps, principal: Pr
     notifySchema,
     (a, p) => ({ ...d.kitchen.notify(a, p) }),
   );
-  registerEmergencyStop(server, d, principal);
+  tools.push(emergencyStopTool(d, via));
   tool(
     'get_mode',
     'The hub’s operating mode.',
@@ -266,10 +295,11 @@ export function registerHubTools(server: McpServer, d: HubMcpDeps, principal: Pr
     true,
   );
   tool<{ mode: string }>('set_mode', 'Set the hub’s operating mode.', modeSchema, (a) => ({ ...d.kitchen.setMode(a.mode) }));
-  if (d.runFlow) registerRunFlow(server, d.runFlow, principal);
+  if (d.runFlow) tools.push(runFlowTool(d.runFlow));
+  return tools;
 }
 
-/** What `emergency_stop` advertises; its arguments are never refused against it (see registerEmergencyStop). */
+/** What `emergency_stop` advertises; its arguments are never refused against it (see emergencyStopTool). */
 const EMERGENCY_STOP_SCHEMA = {
   type: 'object',
   properties: { reason: { type: 'string', maxLength: REASON_MAX, description: 'Why (optional; recorded with the stop).' } },
@@ -292,17 +322,17 @@ function acceptAny<T>(advertised: Record<string, unknown>): StandardSchemaWithJS
  * that is not a string, is too long, or comes with other members is a warning in the answer and the log,
  * never a refusal (control `stop-any-body`; without it the arguments are checked against the schema first).
  */
-function registerEmergencyStop(server: McpServer, d: HubMcpDeps, principal: Principal): void {
+function emergencyStopTool(d: HubMcpDeps, via: string): HubTool {
   const strict = { type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: REASON_MAX } } };
   const lenient = controlActive('stop-any-body');
-  server.registerTool(
-    'emergency_stop',
-    {
-      description: 'Emergency stop: cut heat everywhere now. Any paired token may call it; its arguments are never a reason to refuse.',
-      inputSchema: lenient ? acceptAny<unknown>(EMERGENCY_STOP_SCHEMA) : jsonSchema<unknown>(strict),
-      annotations: { readOnlyHint: false, openWorldHint: false },
-    },
-    async (args: unknown): Promise<Result> => {
+  return {
+    name: 'emergency_stop',
+    description: 'Emergency stop: cut heat everywhere now. Any paired token may call it; its arguments are never a reason to refuse.',
+    schema: lenient ? EMERGENCY_STOP_SCHEMA : strict,
+    readOnly: false,
+    scope: null,
+    anyArgs: lenient,
+    run: async (args, principal) => {
       const warnings: string[] = [];
       let reason: string | undefined;
       if (args !== undefined && args !== null && typeof args === 'object' && !Array.isArray(args)) {
@@ -313,46 +343,46 @@ function registerEmergencyStop(server: McpServer, d: HubMcpDeps, principal: Prin
       } else if (args !== undefined && args !== null) {
         warnings.push('the arguments are not an object; they were ignored');
       }
-      const trip = emergencyStop(d.safety, reason ?? 'requested over MCP', `${principal.kind} ${principal.name}`);
+      const trip = emergencyStop(d.safety, reason ?? `requested over ${via}`, `${principal.kind} ${principal.name}`);
       if (warnings.length > 0)
         d.warn?.(`emergency_stop by ${principal.kind} ${principal.name} with malformed arguments (stopped anyway): ${warnings.join('; ')}`);
-      return dataResult({
+      return ok({
         accepted: true,
         action: 'heat_off_all',
         ...(warnings.length > 0 ? { warnings } : {}),
         ...safetyState(d.safety),
         trip,
-      });
+      } as Json);
     },
-  );
+  };
 }
 
 /** `run_flow` {flowId, inputs} (scope cook): a deployed flow's answer. Flows use the public API only. */
-function registerRunFlow(server: McpServer, runFlow: NonNullable<HubMcpDeps['runFlow']>, principal: Principal): void {
-  const need = EXTRA_TOOL_SCOPES.run_flow as string;
-  server.registerTool(
-    'run_flow',
-    {
-      description:
-        'Run a deployed Node-RED flow that starts with an "svc flow in" node, with inputs; returns what its "svc flow out" node answers. Flows ask Hearth like any client: they cannot raise a limit or get past a refusal.',
-      inputSchema: jsonSchema<{ flowId: string; inputs?: Json }>({
-        type: 'object',
-        additionalProperties: false,
-        required: ['flowId'],
-        properties: { flowId: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' }, inputs: { type: 'object' } },
-      }),
-      annotations: { readOnlyHint: false, openWorldHint: false },
+function runFlowTool(runFlow: NonNullable<HubMcpDeps['runFlow']>): HubTool {
+  const self: HubTool = {
+    name: 'run_flow',
+    description:
+      'Run a deployed Node-RED flow that starts with an "svc flow in" node, with inputs; returns what its "svc flow out" node answers. Flows ask Hearth like any client: they cannot raise a limit or get past a refusal.',
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['flowId'],
+      properties: { flowId: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' }, inputs: { type: 'object' } },
     },
-    async (args: { flowId: string; inputs?: Json }): Promise<Result> => {
-      if (!principal.scopes.includes(need))
-        return errorResult('forbidden', `the tool run_flow needs the scope ${need}`, { requiredScope: need });
+    readOnly: false,
+    scope: EXTRA_TOOL_SCOPES.run_flow ?? null,
+    run: async (raw, principal) => {
+      const denied = scopeRefusal(self, principal);
+      if (denied) return denied;
+      const args = raw as { flowId: string; inputs?: Json };
       try {
         const result = await runFlow(args.flowId, args.inputs ?? {}, principal);
-        return dataResult({ flowId: args.flowId, result: (result ?? null) as Json });
+        return ok({ flowId: args.flowId, result: (result ?? null) as Json });
       } catch (err) {
         const code = (err as { code?: string }).code;
-        return errorResult(code === 'unknown_flow' ? 'not-found' : 'service-unavailable', (err as Error).message);
+        return refusal(code === 'unknown_flow' ? 'not-found' : 'service-unavailable', (err as Error).message);
       }
     },
-  );
+  };
+  return self;
 }

@@ -11,8 +11,8 @@ import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
 import { LogLimiter, limitedLog } from '../events/log-limit.js';
 import { ClientIdOwners, DEFAULT_FRONT_DOOR, FrontDoor, type FrontDoorLimits } from './front-door.js';
-import { type AclPrincipal, canReceive, checkPublish, checkSubscribe } from './topics.js';
-import type { BusTransport, CommandHandler, OutgoingMessage, TokenVerifier } from './transport.js';
+import { type AclPrincipal, canReceive, checkPublish, checkSubscribe, commandOf } from './topics.js';
+import type { BusTransport, CommandHandler, OutgoingMessage, RequestHandler, TokenVerifier } from './transport.js';
 
 export interface SpoofReport {
   clientId: string;
@@ -39,9 +39,12 @@ export interface EmbeddedBrokerOptions {
 }
 
 interface Session {
-  principal: AclPrincipal;
+  principal: AclPrincipal & { kind: string };
   token: string;
 }
+
+/** Topic aliases a client may set up per connection (MQTT 5, client to broker). */
+export const TOPIC_ALIAS_MAXIMUM = 32;
 
 /** returnCode 4: bad user name or password; 2: client identifier rejected (MQTT 5: 0x86 and 0x85). */
 function authError(message: string, returnCode: 2 | 4 = 4): AuthenticateError {
@@ -59,6 +62,7 @@ export class EmbeddedBroker implements BusTransport {
   private readonly owners: ClientIdOwners;
   private readonly log: (msg: string, detail?: Record<string, unknown>) => void;
   private readonly handlers: CommandHandler[] = [];
+  private requests: RequestHandler | undefined;
   private tcpPort = 0;
   private websocketPort: number | undefined;
   /** The hub's messages enter aedes one at a time, in order (see `start`); this settles when the last one is in. */
@@ -98,6 +102,11 @@ export class EmbeddedBroker implements BusTransport {
     this.handlers.push(handler);
   }
 
+  /** Serve request/response operations on `svc/{k}/command/{operation}` (runtime/mqtt/commands.ts). */
+  onRequest(handler: RequestHandler): void {
+    this.requests = handler;
+  }
+
   async start(): Promise<void> {
     const limits = this.frontDoor.limits;
     const aedes = await Aedes.createBroker({
@@ -105,6 +114,7 @@ export class EmbeddedBroker implements BusTransport {
       maxClientsIdLength: 128,
       maximumPacketSize: limits.maxPacketBytes,
       connectTimeout: limits.connectTimeoutMs,
+      topicAliasMaximum: TOPIC_ALIAS_MAXIMUM,
     });
     this.aedes = aedes;
     // aedes numbers a message when publish() is called but hands it to the subscribers only after asynchronous
@@ -134,13 +144,36 @@ export class EmbeddedBroker implements BusTransport {
         return done(authError('this client id belongs to another token', 2), false);
       }
       this.owners.claim(client, who.id, token);
-      this.sessions.set(client, { principal: { id: who.id, name: who.name, scopes: [...who.scopes] }, token });
+      this.sessions.set(client, {
+        principal: { id: who.id, name: who.name, kind: who.kind, scopes: [...who.scopes], clientId: client.id },
+        token,
+      });
       done(null, true);
     };
     aedes.on('clientDisconnect', (client) => this.owners.release(client));
     aedes.authorizePublish = (client, packet, done) => {
       const s = client ? this.sessions.get(client) : undefined;
       if (!client || !s) return done(new Error('not authorized'));
+      const operation = this.requests ? commandOf(this.o.kitchenId, packet.topic) : undefined;
+      if (operation !== undefined && this.requests) {
+        const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+        const props = packet.properties;
+        let answer: ReturnType<RequestHandler>;
+        try {
+          answer = this.requests({
+            operation,
+            clientId: client.id,
+            principal: { id: s.principal.id, name: s.principal.name, kind: s.principal.kind, scopes: [...s.principal.scopes] },
+            payload,
+            ...(props?.responseTopic !== undefined ? { responseTopic: props.responseTopic } : {}),
+            ...(props?.correlationData !== undefined ? { correlationData: props.correlationData } : {}),
+          });
+        } catch (err) {
+          this.log('mqtt command request failed', { clientId: client.id, err: String(err) });
+          return done(new Error('the request failed'));
+        }
+        if (answer) return answer.ok ? done(null) : done(new Error(answer.reason));
+      }
       const verdict = checkPublish(this.o.kitchenId, packet.topic, s.principal);
       if (!verdict.ok) {
         this.log('mqtt publish refused', { clientId: client.id, principal: s.principal.name, topic: packet.topic.slice(0, 200) });
@@ -238,7 +271,15 @@ export class EmbeddedBroker implements BusTransport {
                 qos: msg.qos,
                 retain: msg.retain,
                 dup: false,
-                ...(msg.contentType ? { properties: { contentType: msg.contentType } } : {}),
+                ...(msg.contentType || msg.correlationData || msg.userProperties
+                  ? {
+                      properties: {
+                        ...(msg.contentType ? { contentType: msg.contentType } : {}),
+                        ...(msg.correlationData ? { correlationData: msg.correlationData } : {}),
+                        ...(msg.userProperties ? { userProperties: msg.userProperties } : {}),
+                      },
+                    }
+                  : {}),
               },
               (err) => {
                 next(); // also when it failed before reaching the subscribers

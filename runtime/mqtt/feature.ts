@@ -6,8 +6,10 @@
 import type { RevocationWatch } from '../../platform/http/revocation.js';
 import type { EventBus } from '../events/bus.js';
 import type { EventHub } from '../events/hub.js';
+import type { HubMcpDeps } from '../mcp/tools.js';
 import { availabilityMessage, MqttBridge } from './bridge.js';
 import { EmbeddedBroker } from './broker.js';
+import { MqttCommands } from './commands.js';
 import { ExternalBroker } from './external.js';
 import type { BusTransport, CommandOrigin, TokenVerifier } from './transport.js';
 
@@ -27,6 +29,11 @@ export interface MqttFeatureOptions {
   mqttPassword?: string;
   /** Called for an e-stop request from a bus client; cut the heat here. */
   estop?: (message: string, origin: CommandOrigin) => void;
+  /**
+   * Serve the hub's MCP tools as request/response operations on `svc/{k}/command/{operation}` (commands.ts;
+   * embedded broker only). `deps` is read per request: undefined until the hub feature has started.
+   */
+  commands?: { deps: () => HubMcpDeps | undefined; problemBase: () => string };
   /** Disconnect a token's MQTT sessions as soon as it is revoked (without it: a sweep every 30 s). */
   revocations?: RevocationWatch;
   now?: () => number;
@@ -37,6 +44,7 @@ export class MqttFeature {
   readonly transport: BusTransport;
   readonly bridge: MqttBridge;
   readonly embedded: EmbeddedBroker | undefined;
+  readonly commands: MqttCommands | undefined;
   private sweep: NodeJS.Timeout | undefined;
   private offRevoke: (() => void) | undefined;
 
@@ -70,6 +78,16 @@ export class MqttFeature {
           }),
       });
       this.transport = this.embedded;
+      if (o.commands) {
+        this.commands = new MqttCommands({
+          kitchenId: o.hub.kitchenId,
+          transport: this.embedded,
+          deps: o.commands.deps,
+          problemBase: o.commands.problemBase,
+          ...(o.log ? { log: o.log } : {}),
+        });
+        this.embedded.onRequest(this.commands.handle);
+      }
     }
     this.bridge = new MqttBridge({
       hub: o.hub,
@@ -102,6 +120,7 @@ export class MqttFeature {
   async stop(): Promise<void> {
     if (this.sweep) clearInterval(this.sweep);
     this.offRevoke?.();
+    await this.commands?.idle();
     await this.bridge.stop();
   }
 }

@@ -48,6 +48,31 @@ export function commandTopic(kitchenId: string, subject: string): string {
   return `svc/${kitchenId}/command/${subject}`;
 }
 
+/** The category of the hub's answers to command requests (runtime/mqtt/commands.ts). */
+export const REPLY_CATEGORY = 'reply';
+
+/**
+ * The reply topics of a client: `svc/{k}/reply/{clientId}` and below. Only that client may subscribe to them and
+ * receive on them, whatever its scopes, so an answer reaches the one who asked. A client id that is not a valid
+ * single topic level (empty, or with `/`, `+`, `#`) has no reply topics.
+ */
+export function replyTopicRoot(kitchenId: string, clientId: string): string | undefined {
+  if (clientId === '' || clientId.length > 200 || /[/+#]/.test(clientId) || clientId.includes(String.fromCharCode(0))) return undefined;
+  return `svc/${kitchenId}/${REPLY_CATEGORY}/${clientId}`;
+}
+
+/** Is `topic` (a topic name or a filter) under the reply topics of `clientId`? */
+export function isOwnReplyTopic(kitchenId: string, topic: string, clientId: string | undefined): boolean {
+  const root = clientId === undefined ? undefined : replyTopicRoot(kitchenId, clientId);
+  return root !== undefined && (topic === root || topic.startsWith(`${root}/`));
+}
+
+/** A command request's topic `svc/{k}/command/{operation}` → the operation, or undefined. */
+export function commandOf(kitchenId: string, topic: string): string | undefined {
+  const parts = topic.split('/');
+  return parts.length === 4 && parts[0] === 'svc' && parts[1] === kitchenId && parts[2] === 'command' && parts[3] ? parts[3] : undefined;
+}
+
 export interface Placement {
   topic: string;
   qos: QoS;
@@ -65,6 +90,8 @@ export interface AclPrincipal {
   id: string;
   name: string;
   scopes: readonly string[];
+  /** The MQTT client id of the connection (its reply topics are its own). */
+  clientId?: string;
 }
 
 export type PublishVerdict = { ok: true; command?: string } | { ok: false; reason: string; spoof: boolean };
@@ -84,7 +111,10 @@ export function checkPublish(kitchenId: string, topic: string, who: AclPrincipal
 /** May this client subscribe with `filter`? `read`/`admin` anything of the kitchen; others safety and availability. */
 export function checkSubscribe(kitchenId: string, filter: string, who: AclPrincipal): boolean {
   if (filter.startsWith('$')) return false;
+  if (isOwnReplyTopic(kitchenId, filter, who.clientId)) return true;
   const parts = filter.split('/');
+  // Another client's reply topics: refused (a wildcard over them subscribes, but delivers none: canReceive).
+  if (parts[0] === 'svc' && parts[2] === REPLY_CATEGORY && parts[3] !== '+' && parts[3] !== '#' && parts[3] !== undefined) return false;
   if (canReadAll(who.scopes) && parts[0] === HA_DISCOVERY_PREFIX) return true;
   if (canReadAll(who.scopes)) {
     // Anything that only matches this kitchen's topics (or everything: the bus carries nothing else).
@@ -106,5 +136,9 @@ export function canReceive(kitchenId: string, topic: string, who: AclPrincipal):
   const parts = topic.split('/');
   if (parts[0] === HA_DISCOVERY_PREFIX) return canReadAll(who.scopes);
   if (parts[0] !== 'svc' || parts[1] !== kitchenId) return false;
+  // Replies go to the client that asked, never to a reader of the whole kitchen.
+  if (parts[2] === REPLY_CATEGORY) return isOwnReplyTopic(kitchenId, topic, who.clientId);
+  // Requests are for the hub: only the e-stop (which others may want to see) reaches readers.
+  if (parts[2] === 'command' && !CLIENT_COMMANDS.some((c) => c.subject === parts[3])) return false;
   return canReadAll(who.scopes) || OPEN_CATEGORIES.has(parts[2] ?? '');
 }

@@ -13,6 +13,10 @@ export interface OutgoingMessage {
   retain: boolean;
   /** MQTT 5 Content Type property. */
   contentType?: string;
+  /** MQTT 5 Correlation Data (a reply carries the request's). */
+  correlationData?: Buffer;
+  /** MQTT 5 User Properties. */
+  userProperties?: Record<string, string>;
 }
 
 /** Who sent a command. On an external broker the hub cannot know more than the topic. */
@@ -22,6 +26,23 @@ export interface CommandOrigin {
 }
 
 export type CommandHandler = (command: string, origin: CommandOrigin, payload: Buffer) => void;
+
+/** A request on `svc/{k}/command/{operation}` from a logged-in client of the embedded broker. */
+export interface CommandRequest {
+  operation: string;
+  clientId: string;
+  principal: { id: string; name: string; kind: string; scopes: string[] };
+  payload: Buffer;
+  /** MQTT 5 Response Topic and Correlation Data of the request, when it wants an answer. */
+  responseTopic?: string;
+  correlationData?: Buffer;
+}
+
+/** Accept the request (the answer follows on its response topic) or refuse it (PUBACK/PUBREC 0x87 with `reason`). */
+export type RequestVerdict = { ok: true } | { ok: false; reason: string };
+
+/** Serves command requests; undefined = not an operation it serves (the broker's own rules then apply). */
+export type RequestHandler = (req: CommandRequest) => RequestVerdict | undefined;
 
 export interface BusTransport {
   /** `mqtt://host:port` of the broker (and `ws://…` for the embedded one's WebSocket listener, if any). */
