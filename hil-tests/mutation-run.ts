@@ -90,20 +90,23 @@ export async function mutationRun(o: MutationRunOptions = {}): Promise<MutantRow
         .map((s) => ({ name: s.name, hil: true, run: (d: SafetyControl[]) => hil(s, d) })),
       ...processScenarios
         .filter((s) => s.control === control)
-        .map((s) => ({ name: s.name, hil: false, spawns: s.spawns, run: (d: SafetyControl[]) => proc(s, d) })),
+        .map((s) => ({ name: s.id ?? s.name, hil: false, spawns: s.spawns, run: (d: SafetyControl[]) => proc(s, d) })),
     ];
     if (proving.length === 0) push({ control, scenario: '(no scenario)', verdict: 'NOT COVERED', why: '', ms: 0 });
     for (const p of proving) {
       const decide = async () => {
         const began = Date.now();
+        // A spawned subject's two runs are two processes: start the mutant beside the base run.
+        const early = p.spawns ? p.run([control]) : undefined;
         if (!(p.hil && o.skipHilBase)) {
           const base = await p.run([]);
           if (!base.ok) {
+            await early;
             push({ control, scenario: p.name, verdict: 'FAILS WITH EVERY CONTROL ON', why: base.why, ms: Date.now() - began });
             return;
           }
         }
-        const mutant = await p.run([control]);
+        const mutant = await (early ?? p.run([control]));
         push({ control, scenario: p.name, verdict: mutant.ok ? 'SURVIVED' : 'killed', why: mutant.why, ms: Date.now() - began });
       };
       // A scenario whose subject is a spawned process (switched off there by preload, not by this process's

@@ -296,21 +296,25 @@ async function flowOsNodes(disabled: Set<SafetyControl>): Promise<ScenarioResult
 
 export const hubScenarios: OutputScenario[] = [
   {
+    id: 'stop-with-malformed-bodies',
     name: 'stop, e-stop and MCP emergency_stop with malformed bodies cut heat and answer success',
     control: 'stop-any-body',
     run: ({ disabled }) => stopWithBadBodies(disabled),
   },
   {
+    id: 'latch-across-restart',
     name: 'a latched stop survives a hub restart on the same data directory; a start is refused until reset',
     control: 'latch-persisted',
     run: ({ disabled }) => latchAcrossRestart(disabled),
   },
   {
+    id: 'reset-needs-admin-or-presence',
     name: 'a reset without the admin scope or a sensed person is refused; heat stays off',
     control: 'latch-reset-scope',
     run: ({ disabled }) => resetNeedsAuthority(disabled),
   },
   {
+    id: 'flow-os-node-refused',
     name: 'a flow with a file node writing GPIO through sysfs is not loaded; the line stays off',
     control: 'flows-os-nodes-excluded',
     spawns: true,

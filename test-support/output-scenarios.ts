@@ -25,6 +25,8 @@ export interface ScenarioResult {
 }
 
 export interface OutputScenario {
+  /** A short kebab-case name (what the mutation run prints and docs/safety-case.md's hazard table cites); default `name`. */
+  id?: string;
   name: string;
   control: SafetyControl;
   /** Runs its subject in a spawned process (disabled by preload): the mutation run may overlap it with in-process work. */
@@ -52,6 +54,7 @@ export function disablePreload(disabled: Set<SafetyControl>): string[] {
 
 export const outputScenarios: OutputScenario[] = [
   {
+    id: 'active-low-relay-cut',
     name: 'active-low relay cut: the wire goes HIGH and the load is de-energized',
     control: 'off-polarity',
     run: ({ disabled }) =>
@@ -72,6 +75,7 @@ export const outputScenarios: OutputScenario[] = [
       }),
   },
   {
+    id: 'serial-appliance-lease-runs-out',
     name: 'serial appliance: the host falls silent with heat on, the lease runs out',
     control: 'appliance-heat-lease',
     run: ({ disabled }) =>
@@ -86,6 +90,7 @@ export const outputScenarios: OutputScenario[] = [
       }),
   },
   {
+    id: 'second-data-dir-holder-refused',
     name: 'a second holder of the data directory is refused',
     control: 'data-dir-lock',
     run: ({ disabled }) =>
@@ -106,6 +111,7 @@ export const outputScenarios: OutputScenario[] = [
       }),
   },
   {
+    id: 'unhealthy-loop-no-watchdog-ping',
     name: 'an unhealthy loop sends systemd no WATCHDOG=1',
     control: 'sd-watchdog-health',
     run: ({ disabled }) =>
@@ -145,6 +151,7 @@ export const outputScenarios: OutputScenario[] = [
       }),
   },
   {
+    id: 'safe-off-before-corrupt-database',
     name: 'hearth start on a corrupt database, relays left on: outputs off before the failure',
     control: 'safe-off-at-start',
     spawns: true,
