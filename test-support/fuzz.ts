@@ -183,6 +183,8 @@ export async function runFuzz(o: {
           accept: p.one([undefined, 'application/json', 'text/html', '*/*']),
         },
         body(p, FIELDS),
+        // The MCP route keeps JSON-RPC errors inside its protocol, whichever surface reached it.
+        (route.split('?')[0] ?? '').replace(/\/+/g, '/').replace(/\/$/, '') === '/svc/v1/mcp',
       );
     },
     raw: async () => {

@@ -7,7 +7,7 @@ import { problem } from '../../core/problems.js';
 import { DEFAULT_BODY_LIMIT, installJsonParser } from './json.js';
 import { type BaseUrl, baseOf, installProblems, PROBLEM_JSON } from './problems.js';
 import { createValidatorCompiler } from './validation.js';
-import { installWireChecks, problemClientError } from './wire.js';
+import { endRefusedUpgrade, installUpgradeSockets, installWireChecks, problemClientError } from './wire.js';
 
 export interface HttpAppOptions {
   /** Public base URL of the surface; problem `type`s are `{baseUrl}/errors/<slug>`. */
@@ -36,12 +36,14 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
     frameworkErrors: (err, req, reply) => {
       const base = baseOf(opts.baseUrl, req);
+      endRefusedUpgrade(req.raw, (reply as unknown as FastifyReply).raw);
       (reply as unknown as FastifyReply)
         .code(400)
         .type(PROBLEM_JSON)
         .send(problem(base, 'bad-request', err.code === 'FST_ERR_BAD_URL' ? 'the request URL is malformed' : err.message));
     },
   }) as unknown as FastifyInstance;
+  installUpgradeSockets(app);
   app.setValidatorCompiler(createValidatorCompiler());
   installProblems(app, { baseUrl: opts.baseUrl });
   installWireChecks(app);

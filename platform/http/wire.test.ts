@@ -19,6 +19,7 @@ async function serve() {
     if (!res.writableEnded) res.write('data: {}\n\n');
   });
   app.get('/ws', { websocket: true }, (socket) => socket.close(1000, 'bye'));
+  app.get('/ws-silent', { websocket: true }, () => {});
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as { port: number };
   base = `http://127.0.0.1:${port}`;
@@ -109,4 +110,72 @@ t.test('HEAD on an SSE route answers the head and ends', async (t) => {
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /^text\/event-stream/);
   t.equal(await res.text(), '', 'the response completes with no body');
+});
+
+/** Connect, send `data`, wait for an answer, then half-close (FIN) and resolve once the server closes the socket. */
+function halfClose(port: number, data: string): Promise<{ answer: string; closedByServer: boolean }> {
+  return new Promise((resolve) => {
+    let out = '';
+    const s = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () => s.write(data));
+    const timer = setTimeout(() => {
+      s.destroy();
+      resolve({ answer: out, closedByServer: false });
+    }, 20_000);
+    s.on('data', (d) => {
+      out += d.toString();
+      if (/\r\n\r\n/.test(out)) s.end();
+    });
+    s.on('error', () => {});
+    s.on('end', () => {
+      clearTimeout(timer);
+      s.destroy();
+      resolve({ answer: out, closedByServer: true });
+    });
+  });
+}
+
+t.test('a refused upgrade does not leave its connection open, even when the peer only half-closes', async (t) => {
+  const { app, port } = await serve();
+  t.teardown(() => app.close());
+  for (const [name, data] of [
+    ['no Host', `GET /ws HTTP/1.1\r\n${UPGRADE}Sec-WebSocket-Version: 13\r\n${KEY}\r\n`],
+    ['a malformed URL', `GET /%zz HTTP/1.1\r\nHost: x\r\n${UPGRADE}Sec-WebSocket-Version: 13\r\n${KEY}\r\n`],
+    ['an unknown route', `GET /nope HTTP/1.1\r\nHost: x\r\n${UPGRADE}Sec-WebSocket-Version: 13\r\n${KEY}\r\n`],
+  ] as const) {
+    const r = await halfClose(port, data);
+    t.match(r.answer, /^HTTP\/1\.1 4\d\d /, `${name}: refused`);
+    t.ok(r.closedByServer, `${name}: the server closed the connection`);
+  }
+  t.equal(await new Promise<number>((r) => app.server.getConnections((_e, n) => r(n))), 0, 'no connection left on the server');
+});
+
+t.test('close() ends every connection: keep-alive, SSE, a refused upgrade and a WebSocket whose peer is silent', async (t) => {
+  const { app, port, base } = await serve();
+  const closed: Promise<string>[] = [];
+  const open = (label: string, data: string) =>
+    new Promise<void>((ready) => {
+      const s = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () => {
+        s.write(data);
+        ready();
+      });
+      s.on('error', () => {});
+      // The peer never answers a close frame nor half-closes: only the server can end this (the peer sees its FIN).
+      closed.push(new Promise((resolve) => s.once('end', () => resolve(label))));
+      s.resume();
+    });
+  await open('keep-alive', 'GET /plain HTTP/1.1\r\nHost: x\r\n\r\n');
+  await open('sse', 'GET /feed HTTP/1.1\r\nHost: x\r\n\r\n');
+  await open('websocket', `GET /ws-silent HTTP/1.1\r\nHost: x\r\n${UPGRADE}Sec-WebSocket-Version: 13\r\n${KEY}\r\n`);
+  await open('a refused upgrade', `GET /ws HTTP/1.1\r\n${UPGRADE}Sec-WebSocket-Version: 13\r\n${KEY}\r\n`);
+  // Let the server see all four before it closes.
+  await fetch(`${base}/plain`);
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    app.close().then(() => Promise.all(closed)),
+    new Promise<'stuck'>((r) => {
+      timer = setTimeout(() => r('stuck'), 25_000);
+    }),
+  ]);
+  clearTimeout(timer);
+  t.not(outcome, 'stuck', 'close() finished and every client saw its connection end');
 });

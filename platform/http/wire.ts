@@ -7,9 +7,15 @@
  *   a WebSocket route called without an upgrade is 426 `upgrade-required` (instead of an empty 404); a WebSocket
  *   handshake that the `ws` library would refuse with a text/html 400 (bad `Sec-WebSocket-Key` or version, an
  *   `Upgrade` that is not `websocket`) is a 400 problem; and an upgrade to a route that is not a WebSocket route
- *   is a 400 problem instead of a WebSocket that closes at once.
+ *   is a 400 problem instead of a WebSocket that closes at once;
+ * - `installUpgradeSockets`: a request with `Upgrade` leaves Node's connection handling (no further request is
+ *   parsed on its socket, a peer's half-close does not end it, `closeAllConnections()` does not see it), so a
+ *   refused upgrade's socket is destroyed once its answer is written, and closing the server destroys every
+ *   upgrade socket still open, WebSockets included (their features said goodbye first).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type ProblemSlug, problem } from '../../core/problems.js';
 import { ProblemError } from './problems.js';
@@ -98,5 +104,27 @@ export function installWireChecks(app: FastifyInstance): void {
   app.addHook('onRequest', async (req) => {
     if (req.raw.httpVersion === '1.1' && !req.headers.host)
       throw new ProblemError('bad-request', 'an HTTP/1.1 request needs a Host header');
+  });
+}
+
+/** An upgrade request answered with anything but 101 gives up its socket once the answer is written. */
+export function endRefusedUpgrade(req: IncomingMessage, res: ServerResponse): void {
+  if (!req.upgrade) return;
+  res.once('finish', () => {
+    if (res.statusCode !== 101) req.socket.destroy();
+  });
+}
+
+/** See the module comment. Install before any other hook, so a refusal by an earlier hook is covered too. */
+export function installUpgradeSockets(app: FastifyInstance): void {
+  const open = new Set<Duplex>();
+  app.server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  app.addHook('onRequest', async (req, reply) => endRefusedUpgrade(req.raw, reply.raw));
+  app.addHook('preClose', async () => {
+    for (const socket of open) socket.destroy();
+    open.clear();
   });
 }
