@@ -107,9 +107,12 @@ export function installWireChecks(app: FastifyInstance): void {
   });
 }
 
+/** Sockets handed over by the server's `upgrade` event (Node parses no further request on them). */
+const upgradeSockets = new WeakSet<Duplex>();
+
 /** An upgrade request answered with anything but 101 gives up its socket once the answer is written. */
 export function endRefusedUpgrade(req: IncomingMessage, res: ServerResponse): void {
-  if (!req.upgrade) return;
+  if (!upgradeSockets.has(req.socket)) return;
   res.once('finish', () => {
     if (res.statusCode !== 101) req.socket.destroy();
   });
@@ -119,6 +122,7 @@ export function endRefusedUpgrade(req: IncomingMessage, res: ServerResponse): vo
 export function installUpgradeSockets(app: FastifyInstance): void {
   const open = new Set<Duplex>();
   app.server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
+    upgradeSockets.add(socket);
     open.add(socket);
     socket.once('close', () => open.delete(socket));
   });
