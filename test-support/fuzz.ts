@@ -71,6 +71,8 @@ export async function runFuzz(o: {
   requests: number;
   concurrency?: number;
   log?: (line: string) => void;
+  /** Called with the running hub after the last round, before RSS is measured (memory checks). */
+  inspect?: (h: FullHub) => void | Promise<void>;
 }): Promise<FuzzReport> {
   const p = new Pick(rng(o.seed));
   const h = await startFullHub();
@@ -465,6 +467,7 @@ export async function runFuzz(o: {
     stops.push(...(await stopChecks(h, admin, kitchen, bySurface.stop, fail)));
   }
   watcher.end(true);
+  await o.inspect?.(h);
   o.log?.('closing');
   const rssAfterMb = rssMb();
   await Promise.race([h.close(), new Promise((r) => setTimeout(r, 20_000).unref())]);

@@ -11,7 +11,7 @@ import type { AppContext, Feature } from '../app/context.js';
 import { mountHubMcp } from '../mcp/mount.js';
 import type { HubMcpDeps } from '../mcp/tools.js';
 import { registerPairingRoutes } from '../pairing/routes.js';
-import { PairingStore, pairingMigration } from '../pairing/store.js';
+import { PairingStore, pairingKeyMigration, pairingMigration } from '../pairing/store.js';
 import { registerAgentCard } from './agent-card.js';
 import { cachedHubCatalog } from './catalog.js';
 import { HouseholdStore } from './household.js';
@@ -43,7 +43,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
   let closeA2a: (() => Promise<void>) | undefined;
   return {
     name: 'hub',
-    migrations: [hubMigration, pairingMigration],
+    migrations: [hubMigration, pairingMigration, pairingKeyMigration],
     start(ctx: AppContext) {
       const now = () => ctx.clock.now();
       const household = new HouseholdStore(ctx.db, now);
@@ -71,7 +71,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         household: () => household.get(),
         mode: () => kitchen.mode().mode,
       };
-      const pairing = new PairingStore(ctx.db, ctx.tokens, Date.now, SCOPES);
+      const pairing = new PairingStore(ctx.db, ctx.tokens, Date.now, SCOPES, ctx.principalKeys);
       const safety: SafetyDeps = {
         supervisor: ctx.supervisor,
         bus: ctx.bus,

@@ -7,7 +7,7 @@ import { type PrincipalKind, TokenStore, tokensMigration } from '../../platform/
 import { withCliDatabase } from '../cli/database.js';
 import { CliError } from '../cli/errors.js';
 import { SCOPES } from '../hub/types.js';
-import { PairingError, PairingStore, type PairRequest, pairingMigration } from './store.js';
+import { PairingError, PairingStore, type PairRequest, pairingKeyMigration, pairingMigration } from './store.js';
 
 export interface PairCliOptions {
   dataDir?: string;
@@ -19,7 +19,7 @@ export interface PairCliOptions {
 }
 
 function withStore<T>(dataDir: string | undefined, fn: (s: PairingStore) => T): T {
-  return withCliDatabase(dataDir, [tokensMigration, pairingMigration], (db) => {
+  return withCliDatabase(dataDir, [tokensMigration, pairingMigration, pairingKeyMigration], (db) => {
     try {
       return fn(new PairingStore(db, new TokenStore(db), Date.now, SCOPES));
     } catch (err) {
@@ -80,7 +80,8 @@ function print(o: PairCliOptions, r: PairRequest): void {
   if (o.json) process.stdout.write(`${JSON.stringify(r)}\n`);
   else {
     const scopes = (r.grantedScopes ?? r.scopes).join(',');
-    process.stdout.write(`${r.userCode} ${r.state}: ${r.name} (${r.grantedKind ?? r.kind}) scopes ${scopes}\n`);
+    const key = r.principalKey ? ` with principal key ${r.principalKey.kid}` : '';
+    process.stdout.write(`${r.userCode} ${r.state}: ${r.name} (${r.grantedKind ?? r.kind}) scopes ${scopes}${key}\n`);
   }
 }
 

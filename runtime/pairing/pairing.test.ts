@@ -2,8 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { generateKeyFile, type KeyFile } from '../../core/keys.js';
+import { signDocument } from '../../core/signature.js';
+import { toRfc3339Seconds } from '../../core/time.js';
 import { runCli } from '../../test-support/cli.js';
 import { startHub } from '../hub/test-helpers.js';
+import { pairingKid } from './store.js';
 
 t.test('an agent pairs: a person approves with `hearth pair approve`, the agent polls its token once', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-pair-'));
@@ -126,3 +130,78 @@ t.test(
     t.equal(twice.status, 422, 'uniqueness is still checked within maxItems');
   },
 );
+
+t.test("a person's key registered at pairing: their mandates verify, and it signs for nobody else", async (t) => {
+  const h = await startHub();
+  t.teardown(() => h.close());
+  const alice = generateKeyFile({ kid: 'local', actor: 'me' });
+  const bob = generateKeyFile({ kid: 'local', actor: 'me' });
+  /** Pair as a person carrying `key`'s public half; approve; poll the token. */
+  const pair = async (name: string, key: KeyFile) => {
+    const start = await h.call('POST', '/svc/v1/pair', {
+      key: false,
+      body: { name, kind: 'human', scopes: ['read'], principalKey: key.publicKey },
+    });
+    t.equal(start.status, 201, JSON.stringify(start.body));
+    const listed = h.hub.pairing.list().find((r) => r.userCode === start.body.user_code);
+    t.equal(listed?.principalKey?.kid, pairingKid(key.publicKey), `${name}: the person approving sees which key`);
+    h.hub.pairing.approve(start.body.user_code as string, 'test');
+    const issued = await h.call('POST', '/svc/v1/pair/token', { key: false, body: { pollSecret: start.body.poll_secret } });
+    t.equal(issued.status, 200, JSON.stringify(issued.body));
+    t.equal(issued.body.principal, issued.body.token_id, `${name}: the principal is the paired token`);
+    return { principal: issued.body.principal as string, kid: issued.body.principal_key_kid as string };
+  };
+  const a = await pair('alice', alice);
+  const b = await pair('bob', bob);
+  const registered = h.app.ctx.principalKeys.get(a.kid);
+  t.equal(registered?.actor, a.principal, "alice's key is bound to alice's principal");
+  t.equal(registered?.publicKey, alice.publicKey);
+
+  const agentToken = h.token(['order:create'], 'agent', 'grocery-bot');
+  const agentId = h.app.ctx.tokens.list().find((x) => x.name === 'grocery-bot')?.id;
+  const signedAt = toRfc3339Seconds(new Date());
+  const mandate = (principal: string, key: KeyFile, kid: string) =>
+    signDocument(
+      { kind: 'AgentMandate', principal, agent: agentId, scopes: ['order_groceries'], expires: '2099-01-01T00:00:00Z' },
+      { ...key, kid },
+      { kind: 'AgentMandate', signedAt },
+    );
+  const order = (m: unknown) =>
+    h.call('POST', '/svc/v1/orders', { token: agentToken, body: { lines: [{ item: 'rice', quantity: 1, unit: 'kg' }], mandate: m } });
+  const ok = await order(mandate(a.principal, alice, a.kid));
+  t.equal(ok.status, 201, `a mandate signed with the key registered at pairing verifies: ${JSON.stringify(ok.body)}`);
+  const forBob = await order(mandate(b.principal, bob, b.kid));
+  t.equal(forBob.status, 201, "bob's key signs for bob");
+  const bobForAlice = await order(mandate(a.principal, bob, b.kid));
+  t.equal(bobForAlice.status, 403, "bob's key cannot sign for alice");
+  t.equal(bobForAlice.body.mandateReason, 'wrong_principal');
+  const aliceKidBobKey = await order(mandate(a.principal, bob, a.kid));
+  t.equal(aliceKidBobKey.body.mandateReason, 'bad_signature', "bob's key under alice's kid does not verify");
+
+  const stolen = await h.call('POST', '/svc/v1/pair', {
+    key: false,
+    body: { name: 'mallory', kind: 'human', scopes: ['read'], principalKey: alice.publicKey },
+  });
+  t.equal(stolen.status, 409, "alice's key cannot be bound to another principal");
+  t.match(stolen.body.type, /\/errors\/conflict$/);
+  const agent = await h.call('POST', '/svc/v1/pair', {
+    key: false,
+    body: { name: 'bot', kind: 'agent', scopes: ['read'], principalKey: generateKeyFile({ kid: 'k', actor: 'x' }).publicKey },
+  });
+  t.equal(agent.status, 422, 'an agent registers no principal key');
+  const carol = generateKeyFile({ kid: 'k', actor: 'x' });
+  const asAgent = await h.call('POST', '/svc/v1/pair', {
+    key: false,
+    body: { name: 'carol', kind: 'human', scopes: ['read'], principalKey: carol.publicKey },
+  });
+  t.throws(
+    () => h.hub.pairing.approve(asAgent.body.user_code as string, 'test', { kind: 'agent' }),
+    /approve it as human/,
+    'a key-carrying request is not approved as an agent',
+  );
+  const junk = await h.call('POST', '/svc/v1/pair', {
+    key: false,
+    body: { name: 'x', kind: 'human', scopes: ['read'], principalKey: 'not a key' },
+  });
+  t.equal(junk.status, 422, 'a principal key that is not 32 bytes of base64url is refused');
+});

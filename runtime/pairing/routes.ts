@@ -5,6 +5,10 @@
  * `error` code. A person approves or rejects with `hearth pair approve|reject CODE`, or over the admin routes
  * `GET /svc/v1/pair/requests` and `POST /svc/v1/pair/requests/{code}/approve|reject` (an `admin` token that is
  * a person's). Polling takes no Idempotency-Key: a replayed answer would have to store the token.
+ *
+ * A person's app may send the person's Ed25519 public key (`principalKey`, base64url of 32 bytes) with a
+ * `human` request: the token answer then names the principal (`principal`, the token id) and the key's `kid`,
+ * which is what the person's mandates carry (store.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { PrincipalKind } from '../../platform/http/auth.js';
@@ -23,7 +27,8 @@ export function scopeList(scopes: readonly string[]) {
 export function pairingProblem(err: unknown): never {
   if (err instanceof PairingError) {
     if (err.why === 'unknown') throw new ProblemError('not-found', err.message);
-    if (err.why === 'bad_scope') throw new ProblemError('validation-failed', err.message);
+    if (err.why === 'bad_scope' || err.why === 'bad_key') throw new ProblemError('validation-failed', err.message);
+    if (err.why === 'key_taken') throw new ProblemError('conflict', err.message);
     if (err.why === 'too_many') throw new ProblemError('rate-limited', err.message, {}, { 'Retry-After': '60' });
     throw new ProblemError('conflict', err.message);
   }
@@ -46,12 +51,13 @@ export function registerPairingRoutes(http: FastifyInstance, store: PairingStore
             name: { type: 'string', minLength: 1, maxLength: 100 },
             kind: { enum: ['human', 'agent'] },
             scopes: scopeList(scopes),
+            principalKey: { type: 'string', minLength: 43, maxLength: 43, pattern: '^[A-Za-z0-9_-]+$' },
           },
         },
       },
     },
     async (req, reply) => {
-      const b = req.body as { name: string; kind: PrincipalKind; scopes: string[] };
+      const b = req.body as { name: string; kind: PrincipalKind; scopes: string[]; principalKey?: string };
       let r: ReturnType<PairingStore['start']>;
       try {
         r = store.start(b);
@@ -82,7 +88,12 @@ export function registerPairingRoutes(http: FastifyInstance, store: PairingStore
       },
     },
     async (req, reply) => {
-      const r = store.poll((req.body as { pollSecret: string }).pollSecret);
+      let r: ReturnType<PairingStore['poll']>;
+      try {
+        r = store.poll((req.body as { pollSecret: string }).pollSecret);
+      } catch (err) {
+        pairingProblem(err);
+      }
       reply.header('cache-control', 'no-store');
       switch (r.kind) {
         case 'pending':
@@ -105,6 +116,7 @@ export function registerPairingRoutes(http: FastifyInstance, store: PairingStore
             kind: r.principalKind,
             token_id: r.tokenId,
             name: r.name,
+            ...(r.principalKeyKid ? { principal: r.tokenId, principal_key_kid: r.principalKeyKid } : {}),
           };
       }
     },

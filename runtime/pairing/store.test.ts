@@ -3,11 +3,11 @@ import t from 'tap';
 import { TokenStore, tokensMigration } from '../../platform/http/auth.js';
 import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
 import { SCOPES } from '../hub/types.js';
-import { MAX_PENDING, normalizeCode, PAIRING_TTL_MS, PairingError, PairingStore, pairingMigration } from './store.js';
+import { MAX_PENDING, normalizeCode, PAIRING_TTL_MS, PairingError, PairingStore, pairingKeyMigration, pairingMigration } from './store.js';
 
 function setup() {
   const db = new Database(':memory:');
-  new MigrationRegistry().add(tokensMigration, pairingMigration).migrate(db);
+  new MigrationRegistry().add(tokensMigration, pairingMigration, pairingKeyMigration).migrate(db);
   let now = Date.UTC(2026, 5, 1);
   const tokens = new TokenStore(db, () => now);
   const store = new PairingStore(db, tokens, () => now, SCOPES);

@@ -4,11 +4,20 @@
  * the code on the hub (`hearth pair approve CODE`), possibly with fewer scopes, or rejects it; the agent polls
  * with its secret and receives its bearer token exactly once. Only hashes of polling secrets are stored, and
  * the token itself is created at the poll that delivers it, so no secret rests in the store.
+ *
+ * A person's app may carry the person's Ed25519 public key in the request (`principalKey`): the key is
+ * registered at the poll that delivers the token, bound to the principal that pairing creates (its `actor` is
+ * the new token's id, whatever the request says), so mandates signed with it verify for that principal and no
+ * other. Its kid is derived from the key (`pk-` and 16 characters of its SHA-256), so the person approving sees
+ * which key it is, and a key already bound to a principal cannot be bound to another.
  */
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
+import { decodeBase64url } from '../../core/base64url.js';
+import { toRfc3339Seconds } from '../../core/time.js';
 import type { PrincipalKind, TokenStore } from '../../platform/http/auth.js';
 import type { Migration } from '../../platform/sqlite/migrations.js';
+import { PrincipalKeyError, type PrincipalKeyStore } from '../store/principal-keys.js';
 
 export const pairingMigration: Migration = {
   id: 'pairing.1',
@@ -20,6 +29,19 @@ export const pairingMigration: Migration = {
       token_id TEXT, last_poll INTEGER)`);
   },
 };
+
+/** The principal's public key a pairing request may carry. */
+export const pairingKeyMigration: Migration = {
+  id: 'pairing.2',
+  up(db) {
+    db.exec('ALTER TABLE pair_requests ADD COLUMN principal_key TEXT');
+  },
+};
+
+/** The kid a pairing gives a principal's public key (base64url of the raw 32 bytes). */
+export function pairingKid(publicKey: string): string {
+  return `pk-${createHash('sha256').update(publicKey).digest('base64url').slice(0, 16)}`;
+}
 
 /** How long a person has to approve (RFC 8628 `expires_in`). */
 export const PAIRING_TTL_MS = 10 * 60 * 1000;
@@ -46,11 +68,13 @@ export interface PairRequest {
   decidedBy?: string;
   decidedAt?: string;
   tokenId?: string;
+  /** The principal key the request carries (registered when the token is delivered). */
+  principalKey?: { kid: string; publicKey: string };
 }
 
 export class PairingError extends Error {
   constructor(
-    readonly why: 'unknown' | 'expired' | 'decided' | 'bad_scope' | 'too_many',
+    readonly why: 'unknown' | 'expired' | 'decided' | 'bad_scope' | 'bad_key' | 'key_taken' | 'too_many',
     message: string,
   ) {
     super(message);
@@ -72,6 +96,7 @@ interface Row {
   decided_by: string | null;
   decided_at: number | null;
   token_id: string | null;
+  principal_key: string | null;
 }
 
 const hash = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -87,7 +112,16 @@ export type PollResult =
   | { kind: 'denied' }
   | { kind: 'expired' }
   | { kind: 'unknown' }
-  | { kind: 'issued'; token: string; tokenId: string; scopes: string[]; principalKind: PrincipalKind; name: string };
+  | {
+      kind: 'issued';
+      token: string;
+      tokenId: string;
+      scopes: string[];
+      principalKind: PrincipalKind;
+      name: string;
+      /** The kid of the principal key registered with this token (its actor is `tokenId`). */
+      principalKeyKid?: string;
+    };
 
 export class PairingStore {
   constructor(
@@ -95,6 +129,8 @@ export class PairingStore {
     private readonly tokens: TokenStore,
     private readonly now: () => number = Date.now,
     private readonly allowedScopes: readonly string[] = [],
+    /** Where a principal key carried by a request is registered (absent: such a request is refused). */
+    private readonly principalKeys?: PrincipalKeyStore,
   ) {}
 
   private view(r: Row): PairRequest {
@@ -113,7 +149,20 @@ export class PairingStore {
       ...(r.decided_by ? { decidedBy: r.decided_by } : {}),
       ...(r.decided_at !== null ? { decidedAt: new Date(r.decided_at).toISOString() } : {}),
       ...(r.token_id ? { tokenId: r.token_id } : {}),
+      ...(r.principal_key ? { principalKey: JSON.parse(r.principal_key) as { kid: string; publicKey: string } } : {}),
     };
+  }
+
+  /** A principal key a request may carry: a person's, 32 bytes of Ed25519, not bound to anyone yet. */
+  private checkKey(publicKey: string, kind: PrincipalKind): { kid: string; publicKey: string } {
+    if (!this.principalKeys) throw new PairingError('bad_key', 'this device does not take principal keys at pairing');
+    if (kind !== 'human') throw new PairingError('bad_key', 'a principal key belongs to a person: pair as kind human to register one');
+    if (decodeBase64url(publicKey)?.length !== 32)
+      throw new PairingError('bad_key', '"principalKey" must be base64url (unpadded) of a 32-byte Ed25519 public key');
+    const kid = pairingKid(publicKey);
+    const known = this.principalKeys.get(kid);
+    if (known) throw new PairingError('key_taken', `this key is already registered for principal ${JSON.stringify(known.actor)}`);
+    return { kid, publicKey };
   }
 
   private checkScopes(scopes: string[]): string[] {
@@ -124,7 +173,7 @@ export class PairingStore {
     return out;
   }
 
-  start(req: { name: string; kind: PrincipalKind; scopes: string[] }): {
+  start(req: { name: string; kind: PrincipalKind; scopes: string[]; principalKey?: string }): {
     userCode: string;
     pollSecret: string;
     expiresIn: number;
@@ -132,6 +181,7 @@ export class PairingStore {
     id: string;
   } {
     const scopes = this.checkScopes(req.scopes);
+    const key = req.principalKey !== undefined ? this.checkKey(req.principalKey, req.kind) : undefined;
     const waiting = this.db
       .prepare("SELECT COUNT(*) AS n FROM pair_requests WHERE state = 'pending' AND expires_at > ?")
       .get(this.now()) as { n: number };
@@ -150,9 +200,20 @@ export class PairingStore {
       try {
         this.db
           .prepare(
-            'INSERT INTO pair_requests (id, user_code, poll_hash, name, kind, scopes, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            'INSERT INTO pair_requests (id, user_code, poll_hash, name, kind, scopes, state, created_at, expires_at, principal_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
           )
-          .run(id, userCode, hash(pollSecret), req.name, req.kind, JSON.stringify(scopes), 'pending', now, now + PAIRING_TTL_MS);
+          .run(
+            id,
+            userCode,
+            hash(pollSecret),
+            req.name,
+            req.kind,
+            JSON.stringify(scopes),
+            'pending',
+            now,
+            now + PAIRING_TTL_MS,
+            key ? JSON.stringify(key) : null,
+          );
         return { userCode, pollSecret, expiresIn: PAIRING_TTL_MS / 1000, interval: POLL_INTERVAL_S, id };
       } catch (err) {
         if (attempt > 5 || !String((err as Error).message).includes('UNIQUE')) throw err;
@@ -178,6 +239,8 @@ export class PairingStore {
     const row = this.pending(code);
     const scopes = this.checkScopes(opts.scopes ?? (JSON.parse(row.scopes) as string[]));
     const kind = opts.kind ?? row.kind;
+    if (row.principal_key && kind !== 'human')
+      throw new PairingError('bad_key', `pairing ${row.user_code} carries a person's key: approve it as human, or reject it`);
     this.db
       .prepare(
         "UPDATE pair_requests SET state = 'approved', granted_scopes = ?, granted_kind = ?, decided_by = ?, decided_at = ? WHERE id = ?",
@@ -208,8 +271,34 @@ export class PairingStore {
       const scopes = JSON.parse(row.granted_scopes ?? row.scopes) as string[];
       const principalKind = row.granted_kind ?? row.kind;
       const { token, info } = this.tokens.create({ name: row.name, scopes, kind: principalKind });
+      let principalKeyKid: string | undefined;
+      if (row.principal_key && this.principalKeys) {
+        const key = JSON.parse(row.principal_key) as { kid: string; publicKey: string };
+        const record = {
+          kid: key.kid,
+          alg: 'EdDSA',
+          publicKey: key.publicKey,
+          actor: info.id,
+          validFrom: toRfc3339Seconds(new Date(this.now())),
+        };
+        try {
+          principalKeyKid = this.principalKeys.add(record, `pairing ${row.user_code} approved by ${row.decided_by ?? 'a person'}`).kid;
+        } catch (err) {
+          // Bound to another principal since the request was made: no token either (the transaction rolls back).
+          if (err instanceof PrincipalKeyError) throw new PairingError('key_taken', err.message);
+          throw err;
+        }
+      }
       this.db.prepare("UPDATE pair_requests SET state = 'issued', token_id = ? WHERE id = ?").run(info.id, row.id);
-      return { kind: 'issued', token, tokenId: info.id, scopes, principalKind, name: row.name };
+      return {
+        kind: 'issued',
+        token,
+        tokenId: info.id,
+        scopes,
+        principalKind,
+        name: row.name,
+        ...(principalKeyKid ? { principalKeyKid } : {}),
+      };
     })();
   }
 }
