@@ -19,7 +19,9 @@ const base = parse(readFileSync(join(scenarioDir, 'frozen-oil-below-target.yaml'
 // The scenario puts the oil at the frozen value when the deep fry begins (a reading frozen at 185 °C is a pot
 // that was at 185 °C), so above the target the peak is at least that value by construction: the last column is
 // how far the true oil rose above both the target and where the scenario put it.
-console.log('frozen at | vs target | trip after freeze (sim) | trip reason          | peak true oil | peak − target | rise above max(target, frozen)');
+console.log(
+  'frozen at | vs target | trip after freeze (sim) | trip reason          | peak true oil | peak − target | rise above max(target, frozen)',
+);
 const rows: { trip: number; over: number; rise: number }[] = [];
 for (const frozenC of [160, 165, 170, 172, 175, 178, 180, 185]) {
   const doc = structuredClone(base);

@@ -46,7 +46,11 @@ async function watch(label: string, work: string, data: Record<string, unknown>)
 }
 
 // The machine's own noise: the same measurement with the hub idle and a worker thread that only waits.
-await watch('baseline, the hub idle for 3 s', `const { parentPort } = require('node:worker_threads'); setTimeout(() => parentPort.postMessage('idle'), 3000);`, {});
+await watch(
+  'baseline, the hub idle for 3 s',
+  `const { parentPort } = require('node:worker_threads'); setTimeout(() => parentPort.postMessage('idle'), 3000);`,
+  {},
+);
 
 const token = h.token(['read']);
 await watch(
