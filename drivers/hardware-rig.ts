@@ -9,6 +9,7 @@ import { defaultLossWPerK } from '../safety/detectors/thermal-model.js';
 import type { GpioBackend } from './buses/gpio.js';
 import type { I2cBus } from './buses/i2c.js';
 import { offLevel } from './buses/output-level.js';
+import type { WiredOutputs } from './buses/wired.js';
 import { GpioDigitalInput } from './devices/gpio-input.js';
 import { Mcp9600Sensor } from './devices/mcp9600.js';
 import { RelayHeater } from './devices/relay-heater.js';
@@ -57,6 +58,8 @@ export class HardwareRig implements Rig, WatchdogCapable {
     private readonly config: HardwareRigConfig,
     readonly clock: Clock,
     private readonly backends: HardwareBackends = linuxBackends(config.gpioSysfsRoot),
+    /** Relay lines held by the heat guard (runtime/guard); without it this process exports them itself. */
+    private readonly wires?: WiredOutputs,
   ) {
     this.id = config.device ?? 'hearth-rig';
     for (const h of config.heaters) {
@@ -78,7 +81,7 @@ export class HardwareRig implements Rig, WatchdogCapable {
 
   private async build(): Promise<void> {
     const c = this.config;
-    const needsGpio = c.presence || c.estop || c.heaters.some((h) => h.driver === 'gpio_relay');
+    const needsGpio = c.presence || c.estop || (!this.wires && c.heaters.some((h) => h.driver === 'gpio_relay'));
     if (needsGpio) this.gpio = await this.backends.gpio();
     for (const s of c.sensors) {
       let bus = this.buses.get(s.bus);
@@ -91,7 +94,13 @@ export class HardwareRig implements Rig, WatchdogCapable {
       this.sensors.set(s.id, sensor);
     }
     for (const h of c.heaters) {
-      if (h.driver === 'gpio_relay') {
+      if (h.driver === 'gpio_relay' && this.wires) {
+        const line = this.wires.line(h.id);
+        this.closers.push(() => line.close());
+        this.heaters.set(h.id, new RelayHeater({ ...h, hardMaxC: h.maxC, line, clock: this.clock }));
+        const wire = this.wires.target(h.id);
+        this.targets.push(wire ? { kind: 'sysfs', heater: h.id, ...wire } : { kind: 'none', heater: h.id, why: 'no value file' });
+      } else if (h.driver === 'gpio_relay') {
         const gpio = this.gpio as GpioBackend;
         const line = gpio.output(h.gpio.line, h.gpio.activeLow ?? false);
         this.closers.push(() => line.close());

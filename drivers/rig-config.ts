@@ -67,6 +67,8 @@ export interface HardwareRigConfig {
   estop?: GpioLineConfig;
   /** Where sysfs GPIO lives (default /sys/class/gpio); the watchdog worker writes line values there. */
   gpioSysfsRoot?: string;
+  /** The hardware watchdog device the heat guard feeds while leases are healthy (e.g. /dev/watchdog). */
+  watchdogDevice?: string;
 }
 
 export interface SimulatedRigConfig {
@@ -79,6 +81,8 @@ export interface SimulatedRigConfig {
   redundantOilSensor?: boolean;
   /** `serial`: the pan's hob is a serial appliance (line protocol over serialport's mock binding). */
   hob?: 'ssr' | 'serial';
+  /** The simulated relay boards are active-low: their wire is HIGH when off (exercises the polarity paths). */
+  activeLowOutputs?: boolean;
   faults?: FaultSpec[];
 }
 
@@ -122,6 +126,7 @@ export const rigConfigSchema = {
         altitudeM: { type: 'number', minimum: -500, maximum: 9000 },
         redundantOilSensor: { type: 'boolean' },
         hob: { enum: ['ssr', 'serial'] },
+        activeLowOutputs: { type: 'boolean' },
         faults: {
           type: 'array',
           items: {
@@ -146,6 +151,7 @@ export const rigConfigSchema = {
         kind: { const: 'hardware' },
         device: { type: 'string', minLength: 1 },
         gpioSysfsRoot: { type: 'string', minLength: 1 },
+        watchdogDevice: { type: 'string', pattern: '^/' },
         presence: gpioLine,
         estop: gpioLine,
         sensors: {

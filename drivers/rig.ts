@@ -3,6 +3,7 @@
  * module, imported only when the configuration asks for hardware, and it loads each native backend (i2c-bus,
  * onoff, serialport) only for the buses it names.
  */
+import type { WiredOutputs } from './buses/wired.js';
 import { acceleratedClock, systemClock } from './clock.js';
 import type { RigConfig } from './rig-config.js';
 import { type SimControl, SimRig } from './sim/sim-rig.js';
@@ -13,11 +14,15 @@ export { loadRigConfig, parseRigConfig, rigConfigSchema } from './rig-config.js'
 export type { FaultKind, FaultSpec } from './sim/faults.js';
 export type { SimControl, SimSnapshot } from './sim/sim-rig.js';
 
-export async function createRig(config: RigConfig, opts: { clock?: Clock } = {}): Promise<Rig & { sim?: SimControl }> {
+/** `wires`: heater lines held by the heat guard (runtime/guard), when hearth runs one. */
+export async function createRig(
+  config: RigConfig,
+  opts: { clock?: Clock; wires?: WiredOutputs } = {},
+): Promise<Rig & { sim?: SimControl }> {
   if (config.kind === 'simulated') {
     const clock = opts.clock ?? (config.speed && config.speed !== 1 ? acceleratedClock(config.speed) : systemClock);
-    return new SimRig(clock, config);
+    return new SimRig(clock, { ...config, ...(opts.wires ? { wires: opts.wires } : {}) });
   }
-  const { HardwareRig } = await import('./hardware-rig.js');
-  return new HardwareRig(config, opts.clock ?? systemClock);
+  const { HardwareRig, linuxBackends } = await import('./hardware-rig.js');
+  return new HardwareRig(config, opts.clock ?? systemClock, linuxBackends(config.gpioSysfsRoot), opts.wires);
 }

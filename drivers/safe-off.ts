@@ -7,14 +7,14 @@
  *   `active_low`, set the direction to the off level (which drives the wire without a glitch), write the
  *   off level to `value` and read it back. The level comes from drivers/buses/output-level.ts.
  * - Serial appliances: open the port, send `PWR,0` and wait for the appliance's answer.
- * - The simulated rig: its outputs live inside the process that runs it, so there is nothing outside a
- *   process to switch; the result says so.
+ * - The simulated rig: its heater wires are value files in the data directory (drivers/sim/wires.ts); given
+ *   that folder (`simWires`), they are driven off like sysfs lines. Without it there is nothing to switch.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { offLevel } from './buses/output-level.js';
+import { existsSync } from 'node:fs';
+import { prepareLineOff } from './buses/pin-file.js';
 import { systemClock } from './clock.js';
 import type { RigConfig } from './rig-config.js';
+import { simWiredHeaters } from './sim/wires.js';
 
 export interface SafeOffResult {
   heater: string;
@@ -32,25 +32,13 @@ export interface SafeOffOptions {
     path: string,
     baudRate: number,
   ) => Promise<{ request(cmd: string, ...args: number[]): Promise<unknown>; close(): Promise<void> }>;
+  /** Simulated rig: the folder holding its heater wires (`<data dir>/sim-gpio`). */
+  simWires?: string;
 }
-
-const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /** Drive one sysfs GPIO line to the wire level that de-energizes its load; throws with the reason. */
 export function sysfsLineOff(root: string, line: number, activeLow: boolean): 0 | 1 {
-  const level = offLevel(activeLow);
-  const dir = join(root, `gpio${line}`);
-  if (!existsSync(dir)) {
-    writeFileSync(join(root, 'export'), String(line));
-    // udev may take a moment to make the new line's files writable.
-    for (let i = 0; i < 50 && !existsSync(join(dir, 'value')); i++) sleepSync(20);
-  }
-  if (existsSync(join(dir, 'active_low'))) writeFileSync(join(dir, 'active_low'), '0');
-  if (existsSync(join(dir, 'direction'))) writeFileSync(join(dir, 'direction'), level === 1 ? 'high' : 'low');
-  writeFileSync(join(dir, 'value'), String(level));
-  const read = readFileSync(join(dir, 'value'), 'utf8').trim();
-  if (read !== String(level)) throw new Error(`wrote ${level} but the line reads ${read}`);
-  return level;
+  return prepareLineOff(root, line, activeLow);
 }
 
 async function defaultOpenSerial(path: string, baudRate: number, timeoutMs: number) {
@@ -65,7 +53,18 @@ async function defaultOpenSerial(path: string, baudRate: number, timeoutMs: numb
 
 /** Switch every configured heater output off. Never throws: each output's outcome is in the result. */
 export async function safeOff(config: RigConfig, opts: SafeOffOptions = {}): Promise<SafeOffResult[]> {
-  if (config.kind === 'simulated') return [];
+  if (config.kind === 'simulated') {
+    const root = opts.simWires;
+    if (!root || !existsSync(root)) return [];
+    return simWiredHeaters(config).map((h) => {
+      try {
+        const level = prepareLineOff(root, h.line, h.activeLow, true);
+        return { heater: h.id, target: `sim wire ${h.line} -> ${level}${h.activeLow ? ' (active-low)' : ''}`, ok: true };
+      } catch (err) {
+        return { heater: h.id, target: `sim wire ${h.line}`, ok: false, error: (err as Error).message };
+      }
+    });
+  }
   const out: SafeOffResult[] = [];
   const root = config.gpioSysfsRoot ?? '/sys/class/gpio';
   // GPIO first: synchronous, no port to open, nothing to wait for.

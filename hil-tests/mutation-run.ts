@@ -1,11 +1,12 @@
 /**
  * The mutation run: prove that each safety control's scenarios can fail. For every control in
  * safety/controls.ts SAFETY_CONTROLS, every HIL scenario that names it in `controls:` and every process-level
- * scenario that names it (test-support/output-scenarios.ts, test-support/mutants-hub-scenarios.ts) runs once
+ * scenario that names it (test-support/output-scenarios.ts, mutants-hub-scenarios.ts, guard-scenarios.ts) runs once
  * with every control on (it must pass) and once with that control switched off through the test-only seam (it
  * must fail). Used by `npm run hil:mutants` (hil-tests/mutants.ts) and by `npm test` (hil-tests/mutants.test.ts).
  */
 import { SAFETY_CONTROLS, type SafetyControl } from '../safety/controls.js';
+import { guardScenarios } from '../test-support/guard-scenarios.js';
 import { withDisabled } from '../test-support/mutants.js';
 import { hubScenarios } from '../test-support/mutants-hub-scenarios.js';
 import { type OutputScenario, outputScenarios } from '../test-support/output-scenarios.js';
@@ -37,7 +38,7 @@ export interface MutationRunOptions {
 }
 
 /** Every process-level scenario the run knows. */
-export const processScenarios: readonly OutputScenario[] = [...outputScenarios, ...hubScenarios];
+export const processScenarios: readonly OutputScenario[] = [...outputScenarios, ...hubScenarios, ...guardScenarios];
 
 interface Proof {
   name: string;

@@ -32,6 +32,7 @@ export const SAFETY_CONTROLS = [
   'thermocouple-short',
   'medium-limit-any-op',
   'recall-stops-running',
+  'heat-guard-lease',
 ] as const;
 
 export type SafetyControl = (typeof SAFETY_CONTROLS)[number];

@@ -2,6 +2,7 @@
  * Simulated outputs and inputs. Heater duty lives in a SharedArrayBuffer (permille per heater) so that the
  * watchdog worker can force it to zero without the main thread; the thermal model reads it from there too.
  */
+import type { GpioOutputLine } from '../buses/gpio.js';
 import type { DigitalInput, HeaterOutput } from '../types.js';
 
 export class SharedDuty {
@@ -33,6 +34,8 @@ export class SimHeater implements HeaterOutput {
     readonly slot: number,
     private readonly beforeChange: () => void,
     readonly hardMaxC?: number,
+    /** The relay's line when another process holds it (the heat guard): on while any power is asked. */
+    private readonly line?: GpioOutputLine,
   ) {}
 
   get power(): number {
@@ -43,6 +46,7 @@ export class SimHeater implements HeaterOutput {
     if (!Number.isFinite(power)) throw new RangeError(`heater "${this.id}": power must be a number in 0..1, got ${power}`);
     this.beforeChange();
     this.duty.set(this.slot, power);
+    this.line?.write(power > 0);
   }
 
   off(): void {
@@ -50,6 +54,7 @@ export class SimHeater implements HeaterOutput {
       this.beforeChange();
     } finally {
       this.duty.set(this.slot, 0);
+      this.line?.write(false);
     }
   }
 }

@@ -5,6 +5,7 @@
  */
 import { mulberry32 } from '../../core/random.js';
 import { SimI2cBus } from '../buses/sim-i2c.js';
+import type { WiredOutputs } from '../buses/wired.js';
 import { Mcp9600Sensor } from '../devices/mcp9600.js';
 import { SerialApplianceClient, SerialApplianceHeater, SerialApplianceSensor } from '../devices/serial-appliance.js';
 import type { Clock, HeaterOutput, HeaterThermal, Rig, TemperatureSensor } from '../types.js';
@@ -29,6 +30,13 @@ export interface SimRigOptions {
    * hob with its own probe, driven over the serial line protocol on serialport's mock binding.
    */
   hob?: 'ssr' | 'serial';
+  /** Relay boards are active-low (with `wires`: the wire is HIGH when off). */
+  activeLowOutputs?: boolean;
+  /**
+   * The heaters' lines, held by the heat guard (drivers/sim/wires.ts): each heater's relay is driven through
+   * them, and the thermal model heats a vessel only while its wire energizes the load.
+   */
+  wires?: WiredOutputs;
 }
 
 export interface SimSnapshot {
@@ -97,6 +105,8 @@ export class SimRig implements Rig, WatchdogCapable {
   private readonly stuckAt = new Map<string, number>();
   private readonly sensorPlans: SensorPlan[];
   private readonly heaterPlans: HeaterPlan[];
+  private readonly wires?: WiredOutputs;
+  private readonly activeLow: boolean;
   /** The simulated serial hob, when `hob: 'serial'`. */
   readonly hob?: SimAppliance;
   private hobClient?: SerialApplianceClient;
@@ -111,6 +121,8 @@ export class SimRig implements Rig, WatchdogCapable {
     this.lastStep = this.startedAt;
     this.random = mulberry32(o.seed ?? 1);
     this.faults = new FaultBook(() => this.clock.now() - this.startedAt);
+    this.wires = o.wires;
+    this.activeLow = o.activeLowOutputs === true;
     const ambient = o.ambientC ?? 21;
     for (const spec of demoVessels(o.altitudeM ?? 0)) this.vessels.set(spec.id, new Vessel(spec, ambient));
     const serialHob = o.hob === 'serial';
@@ -151,7 +163,17 @@ export class SimRig implements Rig, WatchdogCapable {
       const v = this.vessel(plan.vessel);
       this.heaters.set(
         plan.id,
-        new SimHeater(plan.id, v.spec.medium, plan.sensors, v.spec.heaterW, this.duty, slot, () => this.step(), plan.hardMaxC),
+        new SimHeater(
+          plan.id,
+          v.spec.medium,
+          plan.sensors,
+          v.spec.heaterW,
+          this.duty,
+          slot,
+          () => this.step(),
+          plan.hardMaxC,
+          this.wires?.line(plan.id),
+        ),
       );
     });
     for (const f of o.faults ?? []) this.faults.add(this.resolveFault(f));
@@ -202,10 +224,18 @@ export class SimRig implements Rig, WatchdogCapable {
     this.heaterPlans.forEach((plan, slot) => {
       const v = this.vessel(plan.vessel);
       let fraction = this.duty.get(slot);
+      if (this.wires && !this.energized(plan.id)) fraction = 0;
       if (this.faults.active(plan.id, 'relay_welded')) fraction = 1;
       if (this.faults.active(plan.id, 'heater_dead')) fraction = 0;
       v.step(dt, fraction * v.spec.heaterW);
     });
+  }
+
+  /** Whether the relay conducts at the level its wire carries (the relay's physics, not output-level.ts). */
+  private energized(heater: string): boolean {
+    const level = this.wires?.level(heater);
+    if (level === undefined) return false;
+    return this.activeLow ? level === 0 : level === 1;
   }
 
   private probe(plan: SensorPlan) {
@@ -261,11 +291,13 @@ export class SimRig implements Rig, WatchdogCapable {
   }
 
   watchdogTargets(): WatchdogTarget[] {
-    return [...this.heaters.values()].map((h) =>
-      h instanceof SimHeater
-        ? { kind: 'shared', heater: h.id, buffer: this.duty.buffer, index: h.slot }
-        : { kind: 'none', heater: h.id, why: 'the serial hob switches itself off when the host stops talking' },
-    );
+    return [...this.heaters.values()].flatMap((h): WatchdogTarget[] => {
+      if (!(h instanceof SimHeater))
+        return [{ kind: 'none', heater: h.id, why: 'the serial hob switches itself off when the host stops talking' }];
+      const wire = this.wires?.target(h.id);
+      const shared: WatchdogTarget = { kind: 'shared', heater: h.id, buffer: this.duty.buffer, index: h.slot };
+      return wire ? [shared, { kind: 'sysfs', heater: h.id, ...wire }] : [shared];
+    });
   }
 
   private control(): SimControl {

@@ -19,6 +19,7 @@ import { ConfigError, type HearthConfig } from '../config/config.js';
 import { type DeviceConfig, loadDevice } from '../config/device.js';
 import { loadRecipes, type RecipeCatalog } from '../config/recipes.js';
 import { EventBus } from '../events/bus.js';
+import type { HeatGuard } from '../guard/client.js';
 import { openDatabase } from '../store/db.js';
 import { createSupervisor, type SupervisorContext } from '../supervisor/supervisor.js';
 import type { AppContext, Feature } from './context.js';
@@ -36,6 +37,11 @@ export interface AppOptions {
   supervisor?: Pick<SupervisorContext, 'sampleMs' | 'leaseMs' | 'watchdogStallMs'>;
   /** Executor tick in clock ms (default 500). */
   tickMs?: number;
+  /**
+   * Start the heat guard that will hold the heater lines (`hearth start` does; runtime/guard). Called once the
+   * database is open, so a start-up that fails on its data never started one; the app closes it on stop.
+   */
+  heatGuard?: (rig: RigConfig) => Promise<HeatGuard | undefined>;
 }
 
 /** The configured names plus the listen address and the public URL's host (when they name one). */
@@ -70,6 +76,7 @@ export class App {
   private readonly features: Feature[] = [];
   private started = false;
   private stopped = false;
+  private guard?: HeatGuard;
   private url: string;
 
   private constructor(ctx: AppContext) {
@@ -82,6 +89,7 @@ export class App {
     // JSON lines for journald and log shippers; readable lines when a person watches the terminal.
     const dest = process.stderr.isTTY ? humanDestination(process.stderr) : pino.destination(2);
     const log = opts.logger ?? pino({ level: config.logLevel, base: { service: 'hearth' } }, dest);
+    const allowedHosts = hostsOf(config);
     const device = opts.device ?? loadDevice(config.device, config.limits);
     const recipes = opts.recipes ?? loadRecipes(config.recipes);
     for (const s of recipes.skipped) log.warn({ file: s.file, reason: s.reason }, 'recipe not loaded');
@@ -103,27 +111,46 @@ export class App {
     const { clock, manual } = opts.clock
       ? { clock: opts.clock, manual: opts.clock instanceof ManualClock ? opts.clock : undefined }
       : clockFor(config, simulated);
+    // The database before the guard and the rig: a start-up that fails on its data has switched nothing on.
+    const db = openDatabase(opts.database ?? config.dataDir);
+    let guard: HeatGuard | undefined;
     let rig: Awaited<ReturnType<typeof createRig>>;
+    let supervisor: ReturnType<typeof createSupervisor>;
+    let bus: EventBus;
     try {
-      rig = await createRig(rigConfig, { clock });
+      guard = await opts.heatGuard?.(rigConfig);
+      try {
+        rig = await createRig(rigConfig, { clock, ...(guard ? { wires: guard } : {}) });
+      } catch (err) {
+        // A simulated rig refuses a fault on a sensor or heater it does not have.
+        if (simulated) throw new ConfigError((err as Error).message);
+        throw err;
+      }
+      rig.allHeatOff();
+      bus = new EventBus((err, name) => log.error({ err, event: name }, 'event listener failed'));
+      const s = createSupervisor({
+        rig,
+        bus,
+        clock,
+        limits: device.limitSets,
+        // Routine lease traffic at debug; trips, resets and limit changes at info (trips also go on the bus).
+        log: (entry) =>
+          entry.event === 'heat_refused' || entry.event === 'lease_expired'
+            ? log.debug(entry, 'supervisor')
+            : log.info(entry, 'supervisor'),
+        ...opts.supervisor,
+      });
+      supervisor = s;
+      // The heat guard cut the lines (a late lease renewal with heat on), or died: latch, like the loop watchdog.
+      guard?.onTrip(({ lateMs, heaters }) =>
+        s.cutAll('watchdog', `the heat guard had no lease renewal for ${lateMs} ms and cut ${heaters.join(', ')}`),
+      );
+      guard?.onLost((why) => s.cutAll('watchdog', `${why}; hearth drove every guarded heater line off itself`));
     } catch (err) {
-      // A simulated rig refuses a fault on a sensor or heater it does not have.
-      if (simulated) throw new ConfigError((err as Error).message);
+      await guard?.close();
+      db.close();
       throw err;
     }
-    rig.allHeatOff();
-    const bus = new EventBus((err, name) => log.error({ err, event: name }, 'event listener failed'));
-    const supervisor = createSupervisor({
-      rig,
-      bus,
-      clock,
-      limits: device.limitSets,
-      // Routine lease traffic at debug; trips, resets and limit changes at info (trips also go on the bus).
-      log: (entry) =>
-        entry.event === 'heat_refused' || entry.event === 'lease_expired' ? log.debug(entry, 'supervisor') : log.info(entry, 'supervisor'),
-      ...opts.supervisor,
-    });
-    const db = openDatabase(opts.database ?? config.dataDir);
     const ctx = {
       config,
       log,
@@ -140,8 +167,9 @@ export class App {
     } as Partial<AppContext> as AppContext;
     ctx.http = createHttpApp({ baseUrl: () => ctx.baseUrl(), loggerInstance: log.child({ component: 'http' }) });
     // First hook of all: a page on another name (DNS rebinding) learns nothing, not even whether a token is needed.
-    installHostGuard(ctx.http, { allowedHosts: hostsOf(config) });
+    installHostGuard(ctx.http, { allowedHosts });
     const app = new App(ctx);
+    app.guard = guard;
     app.features.push(coreFeature({ simulated, tickMs: opts.tickMs }));
     return app;
   }
@@ -201,6 +229,8 @@ export class App {
     } catch (err) {
       ctx.log.error({ err }, 'rig close failed');
     }
+    // Last: the guard cuts every line it holds and exits.
+    await this.guard?.close().catch((err: unknown) => ctx.log.error({ err }, 'heat guard close failed'));
     ctx.db.close();
   }
 }

@@ -5,8 +5,9 @@
  *
  * Start-up order: read the configuration, take the data directory's lock (a second hearth on the same data
  * directory exits 2 naming the pid, and never touches the first one's outputs), then switch every heater
- * output off from the rig configuration alone (`hearth safe-off`), and only then load anything else
- * (device, recipes, the database), any of which may fail.
+ * output off from the rig configuration alone (`hearth safe-off`), and only then load anything else (device,
+ * recipes, the database), any of which may fail. Then the heat guard (runtime/guard) is started and holds the
+ * heater lines from there on; the app closes it last on shutdown.
  */
 import { resolve } from 'node:path';
 import { loadRigConfig, type RigConfig } from '../../drivers/rig-config.js';
@@ -16,6 +17,7 @@ import { CliError } from '../cli/errors.js';
 import { type CliOptions, ConfigError, type HearthConfig, resolveConfig } from '../config/config.js';
 import { dashboardFeature } from '../dashboard/feature.js';
 import { createEventFeatures } from '../events/feature.js';
+import { guardSpecFor, type HeatGuard, startHeatGuard } from '../guard/client.js';
 import { homeAssistantFeature } from '../homeassistant/feature.js';
 import { type Hub, hubFeature } from '../hub/feature.js';
 import { syncFeature } from '../sync/feature.js';
@@ -82,10 +84,25 @@ export async function runStart(opts: CliOptions & { flows?: boolean }): Promise<
   }
 }
 
+/**
+ * Start the heat guard (runtime/guard), the separate process that alone holds the heater lines and cuts them
+ * when this process stops renewing its lease (frozen, killed, stalled). Started by hearth itself, as its child,
+ * so it runs wherever hearth runs (by hand, in tests, under systemd, where it shares the unit's cgroup).
+ */
+async function startGuard(config: HearthConfig, rig: RigConfig): Promise<HeatGuard | undefined> {
+  const spec = guardSpecFor(rig, config.dataDir);
+  if (!spec) return undefined;
+  try {
+    return await startHeatGuard(spec, { log: (m) => process.stderr.write(`hearth: ${m}\n`) });
+  } catch (err) {
+    throw new CliError(`heat guard: ${(err as Error).message}`);
+  }
+}
+
 async function startLocked(opts: CliOptions & { flows?: boolean }, config: HearthConfig): Promise<void> {
   let app: App;
   try {
-    app = await App.create(config);
+    app = await App.create(config, { heatGuard: (rig) => startGuard(config, rig) });
     let hub: Hub | undefined;
     // The hub's tools also answer MQTT 5 requests on svc/{k}/command/{operation} once the hub runs.
     const events = createEventFeatures({ hubTools: () => hub?.tools });

@@ -1,6 +1,7 @@
 /** The implementation of `hearth safe-off`: loaded only when that command runs. */
 import { loadRigConfig, type RigConfig } from '../../../drivers/rig-config.js';
 import { type SafeOffResult, safeOff } from '../../../drivers/safe-off.js';
+import { simWireRoot } from '../../../drivers/sim/wires.js';
 import { ConfigError, resolveConfig } from '../../config/config.js';
 import { CliError } from '../errors.js';
 
@@ -19,11 +20,21 @@ export function formatSafeOff(results: SafeOffResult[]): string {
   return results.map((r) => (r.ok ? `${r.heater}: off (${r.target})\n` : `${r.heater}: NOT OFF (${r.target}): ${r.error}\n`)).join('');
 }
 
-export async function runSafeOff(opts: { config?: string; rig?: string }): Promise<number> {
+/** The data directory `hearth start` would use with the same options. */
+function dataDirFor(opts: { config?: string; rig?: string; dataDir?: string }): string {
+  try {
+    return resolveConfig(opts).dataDir;
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+}
+
+export async function runSafeOff(opts: { config?: string; rig?: string; dataDir?: string }): Promise<number> {
   const rig = rigConfigFor(opts);
-  const results = await safeOff(rig);
-  if (rig.kind === 'simulated') {
-    process.stdout.write('simulated rig: its outputs live inside the hearth process; nothing outside it to switch off\n');
+  const simWires = rig.kind === 'simulated' ? simWireRoot(dataDirFor(opts)) : undefined;
+  const results = await safeOff(rig, simWires ? { simWires } : {});
+  if (rig.kind === 'simulated' && results.length === 0) {
+    process.stdout.write(`simulated rig: no heater wires under ${simWires}; nothing outside hearth to switch off\n`);
     return 0;
   }
   process.stdout.write(formatSafeOff(results));

@@ -12,7 +12,8 @@ export const registerSafeOff: RegisterCommand = (program) => {
       .description('switch every heater output of the rig off from the rig file alone (no database, no network)')
       .option('--config <file>', 'config file whose rig to switch off (the same one hearth start uses)')
       .option('--rig <rig>', 'a rig file, or "simulated" (overrides the config file)')
-      .action(async (opts: { config?: string; rig?: string }) => {
+      .option('--data-dir <dir>', 'simulated rig: the data directory whose heater wires to switch off (default ./var)')
+      .action(async (opts: { config?: string; rig?: string; dataDir?: string }) => {
         const { runSafeOff } = await import('./safe-off-run.js');
         process.exitCode = await runSafeOff(opts);
       }),

@@ -1,0 +1,208 @@
+/**
+ * The heat guard as a real process (spawned from runtime/guard/main.ts) on a folder of simulated wires: the
+ * levels asserted are those in the value files, as the wire would carry them. Lease timings are shortened;
+ * nothing here asserts how fast anything happens, only what the wire carries once an event has happened.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { readWire } from '../../drivers/buses/pin-file.js';
+import { startHeatGuard } from './client.js';
+import type { GuardSpec } from './spec.js';
+
+const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function specIn(dir: string, extra: Partial<GuardSpec> = {}): GuardSpec {
+  return {
+    socket: join(dir, 'g.sock'),
+    root: join(dir, 'wires'),
+    simulated: true,
+    lines: [
+      { heater: 'fryer', line: 17, activeLow: false },
+      { heater: 'pot', line: 27, activeLow: true },
+    ],
+    leaseMs: 300,
+    checkMs: 20,
+    connectMs: 60_000,
+    watchdogFeedMs: 50,
+    ...extra,
+  };
+}
+
+async function until(cond: () => boolean, ms = 30_000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (cond()) return true;
+    await sleep(10);
+  }
+  return cond();
+}
+
+interface Running {
+  child: ChildProcess;
+  sock: Socket;
+  heard: string[];
+  send(line: string): void;
+  exited: Promise<number | null>;
+}
+
+async function startGuard(spec: GuardSpec): Promise<Running> {
+  const child = spawn(process.execPath, ['--import', 'tsx', main, '--spec', JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.resume();
+  if (!(await until(() => out.includes('heat-guard ready'), 60_000))) throw new Error('the guard did not start');
+  const sock = await new Promise<Socket>((resolve) => {
+    const s = createConnection(spec.socket, () => resolve(s));
+  });
+  const heard: string[] = [];
+  sock.setEncoding('utf8');
+  sock.on('data', (d: string) => heard.push(...d.split('\n').filter(Boolean)));
+  sock.on('error', () => {});
+  return { child, sock, heard, send: (l) => sock.write(`${l}\n`), exited };
+}
+
+t.test('lines start off; a late renewal with heat on cuts, is reported, and holds off until acknowledged', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const spec = specIn(dir);
+  // A dead process left both relays energized: 17 (active-high) at 1, 27 (active-low) at 0.
+  for (const [line, level] of [
+    [17, '1'],
+    [27, '0'],
+  ] as const) {
+    mkdirSync(join(spec.root, `gpio${line}`), { recursive: true });
+    writeFileSync(join(spec.root, `gpio${line}`, 'value'), level);
+  }
+  const g = await startGuard(spec);
+  t.teardown(() => g.child.kill('SIGKILL'));
+  t.equal(readWire(spec.root, 17), 0, 'active-high line off (LOW) once the guard holds it');
+  t.equal(readWire(spec.root, 27), 1, 'active-low line off (HIGH) once the guard holds it');
+
+  const renew = setInterval(() => g.send('R'), 50);
+  g.send('W fryer 1');
+  g.send('W pot 1');
+  t.ok(await until(() => readWire(spec.root, 17) === 1 && readWire(spec.root, 27) === 0), 'both loads energized on request');
+  clearInterval(renew);
+  t.ok(await until(() => g.heard.some((l) => l.startsWith('T '))), 'the guard reports the cut');
+  t.equal(readWire(spec.root, 17), 0, 'active-high line cut to LOW');
+  t.equal(readWire(spec.root, 27), 1, 'active-low line cut to HIGH');
+  t.match(
+    g.heard.find((l) => l.startsWith('T ')),
+    /^T \d+ (fryer,pot|pot,fryer)$/,
+  );
+
+  g.send('W fryer 1');
+  t.ok(await until(() => g.heard.includes('X fryer tripped')), 'switching on again is refused until hearth acknowledges');
+  t.equal(readWire(spec.root, 17), 0, 'and the wire stays off');
+  g.send('A');
+  g.send('W fryer 1');
+  t.ok(await until(() => readWire(spec.root, 17) === 1), 'after the acknowledgement heat may be asked for again');
+  g.send('Q');
+  t.equal(await g.exited, 0, 'Q: the guard exits');
+  t.equal(readWire(spec.root, 17), 0, 'after cutting the line');
+  t.notOk(existsSync(spec.socket), 'and removing its socket');
+});
+
+t.test('a lapse with every line off trips nothing', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const spec = specIn(dir);
+  const g = await startGuard(spec);
+  t.teardown(() => g.child.kill('SIGKILL'));
+  // Silent for many leases, with nothing on.
+  await sleep(spec.leaseMs * 4);
+  g.send('W fryer 1');
+  t.ok(await until(() => readWire(spec.root, 17) === 1), 'heat is granted at once: no trip was latched');
+  t.notOk(
+    g.heard.some((l) => l.startsWith('T ') || l.startsWith('X ')),
+    'no trip and no refusal',
+  );
+  g.sock.destroy();
+  t.equal(await g.exited, 0);
+});
+
+t.test('hearth gone (its socket closes) with heat on: the guard cuts and exits', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const spec = specIn(dir, { leaseMs: 60_000 });
+  const g = await startGuard(spec);
+  t.teardown(() => g.child.kill('SIGKILL'));
+  g.send('W pot 1');
+  t.ok(await until(() => readWire(spec.root, 27) === 0), 'active-low load energized');
+  g.sock.destroy();
+  t.equal(await g.exited, 0, 'the guard leaves');
+  t.equal(readWire(spec.root, 27), 1, 'with the active-low line HIGH (off), long before any lease would lapse');
+});
+
+t.test('SIGTERM to the guard with heat on: it cuts before it exits', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const spec = specIn(dir, { leaseMs: 60_000 });
+  const g = await startGuard(spec);
+  t.teardown(() => g.child.kill('SIGKILL'));
+  g.send('W fryer 1');
+  t.ok(await until(() => readWire(spec.root, 17) === 1));
+  g.child.kill('SIGTERM');
+  t.equal(await g.exited, 0);
+  t.equal(readWire(spec.root, 17), 0, 'line off');
+});
+
+t.test('the hardware watchdog is fed only while leases are healthy, and disarmed after a clean cut', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // A plain file stands in for the watchdog device: every feed is a byte in it.
+  const dev = join(dir, 'watchdog');
+  writeFileSync(dev, '');
+  const spec = specIn(dir, { watchdogDevice: dev });
+  const g = await startGuard(spec);
+  t.teardown(() => g.child.kill('SIGKILL'));
+  const fed = () => readFileSync(dev, 'utf8').length;
+  const renew = setInterval(() => g.send('R'), 50);
+  t.ok(await until(() => fed() >= 3), 'fed while hearth renews');
+  g.send('W fryer 1');
+  clearInterval(renew);
+  t.ok(await until(() => g.heard.some((l) => l.startsWith('T '))), 'lease lapsed with heat on');
+  const atTrip = fed();
+  await sleep(spec.watchdogFeedMs * 10);
+  t.equal(fed(), atTrip, 'no feed while the lease is lapsed and the trip unacknowledged');
+  g.send('Q');
+  await g.exited;
+  t.equal(readFileSync(dev, 'utf8').at(-1), 'V', 'magic close once every line read back off');
+});
+
+t.test('hearth side: a guard that dies leaves hearth to drive the lines off itself, and say so', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const spec = specIn(dir, { leaseMs: 60_000 });
+  const guard = await startHeatGuard(spec, { log: () => {} });
+  const lost: string[] = [];
+  guard.onLost((why) => lost.push(why));
+  guard.line('pot').write(true);
+  t.ok(await until(() => guard.level('pot') === 0), 'active-low load energized through the guard');
+  process.kill(guard.pid, 'SIGKILL');
+  t.ok(await until(() => lost.length > 0), 'hearth hears the guard is gone');
+  t.equal(guard.level('pot'), 1, 'and has driven the active-low line HIGH (off) itself');
+  guard.line('pot').write(true);
+  t.equal(guard.level('pot'), 1, 'with no guard, switching on does nothing');
+  await guard.close();
+});
+
+t.test('a spec the guard cannot use: exit 2 with the reason', async (t) => {
+  const child = spawn(process.execPath, ['--import', 'tsx', main, '--spec', '{"socket":1}'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  t.equal(code, 2);
+  t.match(err, /heat-guard: bad --spec: spec needs socket, root and lines/);
+});
