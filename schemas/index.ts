@@ -2,7 +2,10 @@
  * The project's JSON Schemas (schemas/json/*.schema.json, draft 2020-12), compiled once with ajv and exposed as
  * typed validators. Each validator returns every issue with a JSON pointer to the offending member.
  */
-import { readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import { dataPath, readData } from './data.js';
@@ -59,10 +62,55 @@ function instance(): Ajv2020 {
   return a;
 }
 
-/** The compiled validator of one schema, compiled on first use and kept. */
+/** Where `npm run build` writes the validators compiled ahead of time (scripts/build-validators.mjs). */
+const PRECOMPILED = [new URL('../dist/schemas-validators.cjs', import.meta.url), new URL('../schemas-validators.cjs', import.meta.url)];
+
+interface Precompiled {
+  keys: Record<string, string>;
+  sourceHash: string;
+  [fn: string]: unknown;
+}
+
+/** The hash scripts/build-validators.mjs records: schema file names and bytes, in name order. */
+export function schemaSourceHash(dir: string): string {
+  const h = createHash('sha256');
+  for (const f of readdirSync(dir)
+    .filter((n) => n.endsWith('.schema.json'))
+    .sort())
+    h.update(`${f}\u0000${readFileSync(`${dir}/${f}`)}\u0000`);
+  return h.digest('hex');
+}
+
+let precompiled: Precompiled | null | undefined;
+
+/** The ahead-of-time validators, when built from exactly these schemas; null otherwise (then ajv compiles). */
+export function precompiledValidators(): Precompiled | null {
+  if (precompiled !== undefined) return precompiled;
+  precompiled = null;
+  const common = dataPath('json/common.schema.json');
+  const file = PRECOMPILED.map((u) => fileURLToPath(u)).find((f) => existsSync(f));
+  if (common === undefined || file === undefined) return null;
+  try {
+    const mod = createRequire(import.meta.url)(file) as Precompiled;
+    if (mod.sourceHash === schemaSourceHash(common.slice(0, -'common.schema.json'.length))) precompiled = mod;
+  } catch {
+    // A damaged or foreign file: compile at run time instead.
+  }
+  return precompiled;
+}
+
+/** The compiled validator of one schema: the precompiled one when current, else compiled on first use; kept. */
 export function validatorFor(name: SchemaName): ValidateFunction {
   let fn = compiled.get(name);
   if (!fn) {
+    const pre = precompiledValidators();
+    const key = pre?.keys[targets[name]];
+    const candidate = key !== undefined ? pre?.[key] : undefined;
+    if (typeof candidate === 'function') {
+      fn = candidate as ValidateFunction;
+      compiled.set(name, fn);
+      return fn;
+    }
     const a = instance();
     fn = a.getSchema(`${SCHEMA_BASE}${targets[name]}`);
     if (!fn) throw new Error(`schema ${targets[name]} not found`);

@@ -1,0 +1,57 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsPlugin from 'ajv-formats';
+import t from 'tap';
+import { SCHEMA_BASE, schemaSourceHash } from './index.js';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const schemaDir = join(root, 'schemas/json');
+
+t.test('the validators compiled at build time answer as ajv compiling the same schemas at run time', async (t) => {
+  const out = join(t.testdir(), 'validators.cjs');
+  execFileSync(process.execPath, [join(root, 'scripts/build-validators.mjs'), out], { stdio: 'pipe' });
+  const pre = createRequire(import.meta.url)(out) as Record<string, unknown> & { keys: Record<string, string>; sourceHash: string };
+  t.equal(pre.sourceHash, schemaSourceHash(schemaDir), 'the file records the hash of the schemas it was built from');
+
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+  const mod = addFormatsPlugin as unknown as { default?: unknown };
+  ((typeof mod === 'function' ? mod : mod.default) as (a: Ajv2020) => void)(ajv);
+  for (const f of readdirSync(schemaDir))
+    if (f.endsWith('.schema.json')) ajv.addSchema(JSON.parse(readFileSync(join(schemaDir, f), 'utf8')));
+
+  const docs: { name: string; doc: unknown }[] = [];
+  const add = (dir: string) => {
+    for (const f of readdirSync(dir, { recursive: true }) as string[]) {
+      if (!f.endsWith('.json')) continue;
+      const doc = JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>;
+      docs.push({ name: f, doc });
+      // Broken variants: a missing member, a wrong type, an unknown member.
+      const { id: _id, ...noId } = doc;
+      docs.push({ name: `${f} without id`, doc: noId });
+      docs.push({ name: `${f} with a numeric svc`, doc: { ...doc, svc: 2, hash: 'nope' } });
+      docs.push({ name: `${f} with an unknown member`, doc: { ...doc, zzUnknown: true } });
+    }
+  };
+  add(join(root, 'examples'));
+  add(join(root, '../shared/reference/catalog'));
+  add(join(root, 'schemas/packs'));
+
+  let compared = 0;
+  for (const [key, exportName] of Object.entries(pre.keys)) {
+    const fast = pre[exportName] as ValidateFunction;
+    const slow = ajv.getSchema(`${SCHEMA_BASE}${key}`) as ValidateFunction;
+    t.ok(slow, `ajv knows ${key}`);
+    for (const { name, doc } of docs) {
+      const a = fast(doc);
+      const b = slow(doc);
+      if (a !== b || JSON.stringify(fast.errors ?? null) !== JSON.stringify(slow.errors ?? null)) t.fail(`${key} on ${name}: ${a} vs ${b}`);
+      compared++;
+    }
+  }
+  t.ok(Object.keys(pre.keys).includes('recipe.schema.json'), 'the recipe schema is among them');
+  t.ok(compared > 1000, `${compared} validations compared`);
+});
