@@ -46,9 +46,19 @@ export class SearchIndex {
   private readonly cache = new Map<string, Map<number, number>>();
 
   constructor(readonly facts: readonly RecipeFacts[]) {
+    // Tags, ingredient names and many titles repeat across a catalog: fold each distinct text once.
+    const folded = new Map<string, string[]>();
+    const termsOf = (text: string): string[] => {
+      let terms = folded.get(text);
+      if (terms === undefined) {
+        terms = [...new Set(tokens(text).map(stem))];
+        folded.set(text, terms);
+      }
+      return terms;
+    };
     facts.forEach((f, i) => {
-      for (const title of Object.values(f.titles)) this.addText(title, i, WEIGHT_TITLE);
-      for (const t of [...f.tags, ...f.cuisine, f.course ?? '', f.id]) this.addText(t, i, WEIGHT_OTHER);
+      for (const title of Object.values(f.titles)) this.addTerms(termsOf(title), i, WEIGHT_TITLE);
+      for (const t of [...f.tags, ...f.cuisine, f.course ?? '', f.id]) this.addTerms(termsOf(t), i, WEIGHT_OTHER);
     });
     this.sortedTerms = [...this.terms.keys()].sort();
     for (const term of this.sortedTerms) {
@@ -58,9 +68,8 @@ export class SearchIndex {
     }
   }
 
-  private addText(text: string, doc: number, weight: number): void {
-    for (const w of tokens(text)) {
-      const term = stem(w);
+  private addTerms(terms: readonly string[], doc: number, weight: number): void {
+    for (const term of terms) {
       let p = this.terms.get(term);
       if (!p) {
         p = new Map();

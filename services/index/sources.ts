@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJson } from '../../core/canonical.js';
+import { parseJsonFast } from '../../core/json-parse-fast.js';
 import { documentHash } from '../../core/hash.js';
 import { type KeyRecord, parseKeyRecord } from '../../core/keys.js';
 import { verifyDocument } from '../../core/signature.js';
@@ -59,7 +60,7 @@ function readJsonObject(file: string): { text: string; doc: Json } {
   }
   let doc: unknown;
   try {
-    doc = parseJson(text);
+    doc = parseJsonFast(text);
   } catch (err) {
     throw new BuildInputError(`${file}: not valid JSON: ${(err as Error).message}`);
   }

@@ -26,8 +26,13 @@ const ARABIC_MAP: Record<string, string> = {
 // tatweel (U+0640), and every other combining mark left after NFKD (\p{M}).
 const MARKS = /[\u064B-\u065F\u0670\u06D6-\u06ED\u0640]|\p{M}/gu;
 
+// Plain ASCII has no marks, no compatibility forms and no letters to unify: lower case is its whole fold.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the class is every ASCII code point.
+const ASCII = /^[\u0000-\u007f]*$/;
+
 /** Fold `text` for matching: no accents, no tashkeel, unified letter forms, lower case. */
 export function foldText(text: string): string {
+  if (ASCII.test(text)) return text.toLowerCase();
   // NFKD splits accented Latin letters into base + mark; Arabic letters with hamza also decompose
   // (أ → ا + U+0654), which the mark removal then unifies as the spec asks.
   const decomposed = text.normalize('NFKD').toLowerCase();

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parseJson } from '../../core/canonical.js';
+import { parseJsonFast } from '../../core/json-parse-fast.js';
 import { documentHash } from '../../core/hash.js';
 import { packageRoot } from '../../platform/paths.js';
 import { validate } from '../../schemas/index.js';
@@ -52,7 +52,7 @@ function walk(dir: string, out: string[], depth = 0): void {
 function readJson(file: string): Json {
   let doc: unknown;
   try {
-    doc = parseJson(readFileSync(file, 'utf8'));
+    doc = parseJsonFast(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new CatalogError(`${file}: not valid JSON (${(err as Error).message})`);
   }
