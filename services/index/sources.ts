@@ -5,8 +5,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJson } from '../../core/canonical.js';
-import { parseJsonFast } from '../../core/json-parse-fast.js';
 import { documentHash } from '../../core/hash.js';
+import { parseJsonFast } from '../../core/json-parse-fast.js';
 import { type KeyRecord, parseKeyRecord } from '../../core/keys.js';
 import { verifyDocument } from '../../core/signature.js';
 import { validate } from '../../schemas/index.js';

@@ -5,8 +5,8 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parseJsonFast } from '../../core/json-parse-fast.js';
 import { documentHash } from '../../core/hash.js';
+import { parseJsonFast } from '../../core/json-parse-fast.js';
 import { packageRoot } from '../../platform/paths.js';
 import { validate } from '../../schemas/index.js';
 import type { RecipeFacts } from '../index/entry.js';
