@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { TokenStore, tokensMigration } from '../../platform/http/auth.js';
-import { PairingStore, pairingMigration } from '../../runtime/pairing/store.js';
+import { PairingStore, pairingKeyMigration, pairingMigration } from '../../runtime/pairing/store.js';
 import { referenceDir } from '../../test-support/shared.js';
 import { createRecipeApi } from './server.js';
 import { copyReferenceCatalog } from './test-helpers.js';
@@ -13,6 +13,7 @@ function hubStore(dataDir: string) {
   db.pragma('journal_mode = WAL');
   tokensMigration.up(db);
   pairingMigration.up(db);
+  pairingKeyMigration.up(db);
   const tokens = new TokenStore(db);
   return { db, tokens, pairing: new PairingStore(db, tokens) };
 }
