@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Makes sure the real third-party peers the tests talk to are on this machine: Debian's mosquitto and
-// mosquitto-clients (an MQTT 5 broker and client), socat (pty pairs for serial tests), chromium
+// mosquitto-clients (an MQTT 5 broker and clients, mosquitto_rr included), python3-paho-mqtt (Eclipse Paho, the
+// other MQTT 5 client of runtime/mqtt/interop.test.ts), socat (pty pairs for serial tests), chromium
 // (browser tests), python3 (its http.server hosts a built index) and postgresql (the registry's PostgreSQL store; tests make a throwaway cluster). Installs what is missing with apt-get when it can (root, or passwordless sudo);
 // otherwise stops with one line naming the packages to install. Does nothing when all are present.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -16,11 +17,18 @@ const needs = [
   { bin: 'systemd-notify', pkg: 'systemd' },
   // a web server that is not Hearth, serving a built index (runtime/sync/plain-host.test.ts)
   { bin: 'python3', pkg: 'python3' },
+  // Eclipse Paho for Python (test-support/paho_client.py): Debian's python3 must import it
+  { bin: 'paho', pkg: 'python3-paho-mqtt', found: () => hasPaho() },
+  // line-buffered output of mosquitto_sub in the interop tests
+  { bin: 'stdbuf', pkg: 'coreutils' },
   // Debian keeps initdb and pg_ctl in /usr/lib/postgresql/<major>/bin, off PATH (test-support/postgres.ts)
   { bin: 'initdb', pkg: 'postgresql', found: () => debianPostgres() },
 ];
 
 const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
+function hasPaho() {
+  return ['/usr/bin/python3', 'python3'].some((py) => spawnSync(py, ['-c', 'import paho.mqtt.client'], { stdio: 'ignore' }).status === 0);
+}
 function debianPostgres() {
   const root = '/usr/lib/postgresql';
   return existsSync(root) && readdirSync(root).some((m) => existsSync(`${root}/${m}/bin/initdb`));

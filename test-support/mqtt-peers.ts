@@ -130,3 +130,13 @@ export async function heatFryer(t: Test, h: FullHub, admin: string): Promise<voi
   t.equal(start.status, 202, JSON.stringify(start.body).slice(0, 300));
   t.ok(await h.runUntil(() => fryerPower(h) > 0, 120_000, 1000), 'the fryer heats');
 }
+
+/** Wait (real time, polling every 20 ms) until `done()` holds; false after `timeoutMs`. For broker-side effects. */
+export async function until(done: () => boolean, timeoutMs = 60_000): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}
