@@ -1,9 +1,9 @@
 /** `npm run hil` as a user runs it: one line per scenario, the totals, exit 1 on a failure, 2 on bad input. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { runScript } from '../test-support/cli.js';
+import { repoRoot, runScript } from '../test-support/cli.js';
 
 const hil = (args: string[]) => runScript('hil-tests/run.ts', args);
 
@@ -50,4 +50,13 @@ t.test('on a hardware rig file, simulated-only scenarios are skipped without ope
   const r = await hil(['--rig', 'drivers/examples/rig.hardware.yaml', 'welded-relay', 'limit-clamped-at-run-time']);
   t.equal(r.code, 0, r.stderr);
   t.equal(r.stdout, 'skip welded-relay (simulated only)\nskip limit-clamped-at-run-time (simulated only)\n0 passed, 0 failed, 2 skipped\n');
+});
+
+t.test("README's frozen-sensor command prints what the README shows", async (t) => {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const m = /```sh\nnpm run hil -- frozen-oil-below-target\n```\n\n```\n([\s\S]*?)```/.exec(readme);
+  t.ok(m, 'the README shows the command and its output');
+  const r = await hil(['frozen-oil-below-target']);
+  t.equal(r.code, 0, r.stderr);
+  t.equal(r.stdout, m?.[1], 'the output, line for line');
 });

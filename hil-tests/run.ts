@@ -6,6 +6,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
+import { firstTrip } from './observe.js';
 import { runScenario, type ScenarioResult } from './runner.js';
 import { loadScenario, resolveScenario, ScenarioError, scenarioFiles } from './scenario.js';
 
@@ -61,6 +62,7 @@ async function main(): Promise<number> {
     const head = r.skipped ? 'skip' : r.ok ? 'pass' : 'FAIL';
     process.stdout.write(`${head} ${r.name}${r.skipped ? ` (${r.skipped})` : figures(r)}\n`);
     for (const f of r.failures) process.stdout.write(`     ${f}\n`);
+    if (args.positionals.length > 0) for (const line of tripDetail(r)) process.stdout.write(`     ${line}\n`);
   }
   rl?.close();
   const passed = results.filter((r) => r.ok && !r.skipped).length;
@@ -71,6 +73,20 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify({ passed, failed, skipped, results: out }, null, 2)}\n`);
   } else process.stdout.write(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}\n`);
   return failed > 0 ? 1 : 0;
+}
+
+/** For a scenario asked for by name: the trip it caused, what to check, and the true peak temperatures. */
+function tripDetail(r: ScenarioResult): string[] {
+  const trip = r.obs ? firstTrip(r.obs) : undefined;
+  if (!trip || !r.obs) return [];
+  const peak = r.obs.trueMaxC[String(trip.subject)];
+  return [
+    `trip: ${String(trip.reason)} on ${String(trip.subject)}: ${String(trip.message)}`,
+    `hint: ${String(trip.hint)}`,
+    ...(peak !== undefined
+      ? [`true peak of ${String(trip.subject)} (the simulated rig's physics, not a reading): ${peak.toFixed(1)} °C`]
+      : []),
+  ];
 }
 
 function parse() {
