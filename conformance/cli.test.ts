@@ -1,3 +1,4 @@
+// @slow: runs the CLI over every vector kind (npm run test:fast skips this file; npm test runs it)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';

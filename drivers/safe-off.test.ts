@@ -1,3 +1,4 @@
+// @slow: runs hearth safe-off as processes (npm run test:fast skips this file; npm test runs it)
 /**
  * `hearth safe-off` and the same step at the start of `hearth start`: every heater output named by the rig
  * file is driven to the wire level that de-energizes it, read back from sysfs-like value files, with no

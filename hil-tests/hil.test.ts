@@ -1,3 +1,4 @@
+// @slow: replays every HIL scenario on the simulated rig (npm run test:fast skips this file; npm test runs it)
 /**
  * Every hardware-in-the-loop scenario on the simulated rig, one subtest each: outputs and timings as the
  * scenario file states them (see docs/hil.md). The checks themselves are tested in expect.test.ts.

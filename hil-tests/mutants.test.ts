@@ -1,3 +1,4 @@
+// @slow: the mutation run: every control switched off in turn, process scenarios spawned (npm run test:fast skips this file; npm test runs it)
 /**
  * The mutation run in `npm test`: every control in SAFETY_CONTROLS has a scenario, and each scenario fails
  * when its control is switched off (no survivor). The HIL scenarios' every-control-on runs are in hil.test.ts;

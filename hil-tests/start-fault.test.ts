@@ -1,3 +1,4 @@
+// @slow: starts hubs as processes (npm run test:fast skips this file; npm test runs it)
 /**
  * `hearth start --fault` as a newcomer uses it (docs/hil.md): a spawned device on the simulated rig with the
  * oil thermocouple set to open a minute in, koshari started over real HTTP, simulated time moved through the

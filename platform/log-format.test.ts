@@ -1,3 +1,4 @@
+// @slow: starts hubs under a pseudo-terminal and a pipe (npm run test:fast skips this file; npm test runs it)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// @slow: the hostile-input harness against a started hub (npm run test:fast skips this file; npm test runs it)
 /**
  * A short run of the hostile-input harness (fuzz.ts) inside `npm test`: a few hundred seeded malformed and
  * cross-scope calls over every surface of a real hub, a sample of the scope matrix, and every stop. `npm run fuzz`

@@ -1,3 +1,4 @@
+// @slow: serial over socat pty pairs (npm run test:fast skips this file; npm test runs it)
 /**
  * The serial appliance over a real pty pair made by socat: the host driver opens one end with serialport's
  * native binding, the simulated appliance listens on the other. socat is a test dependency

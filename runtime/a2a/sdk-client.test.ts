@@ -1,3 +1,4 @@
+// @slow: runs the A2A SDK client as a process (npm run test:fast skips this file; npm test runs it)
 /**
  * The hub's A2A endpoint driven by the official `@a2a-js/sdk` client running as a separate process
  * (test-support/a2a-client.ts), over real HTTP: it resolves the card behind a paired token, plans a meal,

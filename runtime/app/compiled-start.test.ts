@@ -1,3 +1,4 @@
+// @slow: starts a hub as a process (npm run test:fast skips this file; npm test runs it)
 /**
  * The compiled build, as `npm start` and the systemd unit run it: `npm run build`, then `node bin/hearth.mjs
  * start`. Everything a user needs at run time (the dashboard's page files, schemas, examples) must be found

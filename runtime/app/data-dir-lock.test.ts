@@ -1,3 +1,4 @@
+// @slow: starts hubs as processes (npm run test:fast skips this file; npm test runs it)
 /**
  * One hearth per data directory: in process (the lock itself) and as a user meets it (two `hearth start`
  * processes; a kill -9 of the holder, then a new start on the same data directory).

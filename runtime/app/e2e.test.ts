@@ -1,3 +1,4 @@
+// @slow: starts hubs as processes, kills one mid-heat (npm run test:fast skips this file; npm test runs it)
 /**
  * The device process as a user runs it: `hearth start` spawned from the CLI, `hearth token create`, and the
  * README walkthrough over HTTP; then a SIGKILL in the middle of heating and a restart on the same data.

@@ -1,3 +1,4 @@
+// @slow: starts a hub as a process (npm run test:fast skips this file; npm test runs it)
 /**
  * What `hearth start` loads. A recorder preloaded into the spawned CLI writes every module it loads (ESM
  * loads through a loader hook, CommonJS requires through the module loader) to a file. The device process

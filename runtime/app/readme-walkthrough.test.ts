@@ -1,3 +1,4 @@
+// @slow: runs the README walkthrough against a started hub (npm run test:fast skips this file; npm test runs it)
 /**
  * README's walkthrough, run as a user pastes it: the `sh` block under "Walkthrough: refuse, cook, stop" goes to
  * bash with `-e` (a failing step fails the test) in a fresh directory that looks like the repository root

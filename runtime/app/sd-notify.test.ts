@@ -1,3 +1,4 @@
+// @slow: starts hubs as processes (npm run test:fast skips this file; npm test runs it)
 /**
  * sd_notify against a datagram socket this test listens on (socat), as systemd would: READY=1 with MAINPID,
  * WATCHDOG=1 at half of WATCHDOG_USEC, STOPPING=1; nothing at all without NOTIFY_SOCKET.

@@ -1,3 +1,4 @@
+// @slow: drives a real browser (npm run test:fast skips this file; npm test runs it)
 /**
  * The dashboard as a cook reads it, in headless Chromium (Debian's /usr/bin/chromium, playwright-core): the
  * recipe and its steps in words, the time left, a chart with axes, units and the limit in force, a safety

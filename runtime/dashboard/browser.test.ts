@@ -1,3 +1,4 @@
+// @slow: drives a real browser (npm run test:fast skips this file; npm test runs it)
 /**
  * The dashboard end to end in headless Chromium (Debian's /usr/bin/chromium driven by playwright-core): the page
  * loads, live temperatures change, a cooking run heats, the e-stop button cuts the heat and shows the latched stop.

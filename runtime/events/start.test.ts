@@ -1,3 +1,4 @@
+// @slow: starts hubs as processes (npm run test:fast skips this file; npm test runs it)
 /**
  * The bus as a user meets it: `hearth start` with the MQTT options, a token from `hearth token create`, and
  * Debian's mosquitto_pub / mosquitto_sub (MQTT 5) as the third-party clients: an e-stop request goes in, the

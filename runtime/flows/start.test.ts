@@ -1,3 +1,4 @@
+// @slow: starts Node-RED (npm run test:fast skips this file; npm test runs it)
 /**
  * The newcomer's walk through `hearth start --flows`, as a user does it: the dashboard at /, the flow editor at
  * /flows with a login by admin token, an example flow imported, and Home Assistant discovery for every entity seen

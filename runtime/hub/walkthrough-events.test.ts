@@ -1,3 +1,4 @@
+// @slow: starts a hub as a process (npm run test:fast skips this file; npm test runs it)
 /**
  * The walkthrough of docs/hub.md with "Watch it happen": a spawned `hearth start` (port 0, manual simulated
  * time), a subscriber attached on MQTT 5, Server-Sent Events and a webhook before anything happens, then the

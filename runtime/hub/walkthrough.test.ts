@@ -1,3 +1,4 @@
+// @slow: the hub walkthrough end to end (npm run test:fast skips this file; npm test runs it)
 /**
  * The walkthrough of docs/hub.md over real HTTP and the real CLI: a person pairs an agent with
  * `hearth pair approve`, the agent creates a session over MCP and prepares its confirmation, a person

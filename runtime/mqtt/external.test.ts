@@ -1,3 +1,4 @@
+// @slow: starts mosquitto (npm run test:fast skips this file; npm test runs it)
 import mqtt, { type IPublishPacket } from 'mqtt';
 import t from 'tap';
 import { makeKitchen, tripEvent, until } from '../events/testing.js';

@@ -1,3 +1,4 @@
+// @slow: starts mosquitto and hubs (npm run test:fast skips this file; npm test runs it)
 /**
  * The fleet bridge against a real mosquitto (Debian's package): two hubs (in-process, simulated rig, manual
  * clock) bridged to one broker. A subscriber on mosquitto sees both kitchens' events under their prefixes; an

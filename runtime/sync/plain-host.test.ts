@@ -1,3 +1,4 @@
+// @slow: serves an index with another web server (npm run test:fast skips this file; npm test runs it)
 /**
  * The built index is plain files: served by a web server that is not Hearth (python3's http.server, which knows
  * nothing of svc), a hub syncs from it exactly as from `hearth index serve`: the recipes arrive, a recall

@@ -1,3 +1,4 @@
+// @slow: builds and serves indexes, starts hubs (npm run test:fast skips this file; npm test runs it)
 /**
  * docs/sync.md replayed over real HTTP through the CLI: an index built from examples/recipes with a new key
  * and served on port 0, a hub started with --index/--trust on port 0 and no recipes of its own, the recipes

@@ -1,3 +1,4 @@
+// @slow: starts PostgreSQL and registry processes (npm run test:fast skips this file; npm test runs it)
 /**
  * Two registry processes (`hearth registry serve --db postgres://…`, real child processes) started together on
  * one empty PostgreSQL database (the schema is migrated once).

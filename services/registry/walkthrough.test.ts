@@ -1,3 +1,4 @@
+// @slow: starts registry processes (npm run test:fast skips this file; npm test runs it)
 /**
  * The newcomer walkthrough of docs/registry.md, replayed through the real CLI: start the registry, prove a
  * namespace against a local web server, publish, deprecate, recall and delete versions, and watch the

@@ -1,3 +1,4 @@
+// @slow: starts PostgreSQL (npm run test:fast skips this file; npm test runs it)
 /**
  * The registry conformance suite against a registry whose store is PostgreSQL (a throwaway cluster): every
  * check passes there as it does on SQLite (conformance.test.ts), through the npm script's entry point too.

@@ -1,3 +1,4 @@
+// @slow: starts PostgreSQL (npm run test:fast skips this file; npm test runs it)
 /**
  * The PostgreSQL store against a real PostgreSQL (a throwaway cluster): the same search and status behaviour
  * as the SQLite store; the spec's rules refused by the database itself, whatever SQL a process sends; a
