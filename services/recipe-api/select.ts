@@ -55,13 +55,27 @@ export function methodName(v: string): string {
 }
 
 /** Does the recipe use an ingredient (folded words of the query all appear in one ingredient name)? */
+/** Whether some ingredient of `r` holds every word of `name` (singular forms). */
 export function usesIngredient(r: Row, name: string): boolean {
+  return ingredientMatcher(name)(r);
+}
+
+/** The test of `usesIngredient` for one name, folded once (a list filter runs it on every row). */
+export function ingredientMatcher(name: string): (r: Row) => boolean {
   const want = tokens(name).map(singular);
-  if (want.length === 0) return false;
-  return r.ingredients.some((i) => {
-    const have = i.words.map(singular);
-    return want.every((w) => have.includes(w));
-  });
+  if (want.length === 0) return () => false;
+  return (r) => r.ingredients.some((i) => want.every((w) => singularWords(i).has(w)));
+}
+
+const singulars = new WeakMap<Row['ingredients'][number], Set<string>>();
+
+function singularWords(i: Row['ingredients'][number]): Set<string> {
+  let set = singulars.get(i);
+  if (set === undefined) {
+    set = new Set(i.words.map(singular));
+    singulars.set(i, set);
+  }
+  return set;
 }
 
 export function singular(w: string): string {
@@ -103,6 +117,8 @@ export const METRICS: Record<string, (r: Row) => number | undefined> = {
 
 export interface Selection {
   rows: Row[];
+  /** Every row of the catalog (the name order is ranked over it once). */
+  all: readonly Row[];
   /** Diets asked for (their basis goes on each row as `diet_basis`). */
   diets: string[];
   kids: boolean;
@@ -151,10 +167,13 @@ export function select(cat: Catalog, q: Query, fixed: { method?: string; diet?: 
   }
   const allergenFree = list(q, 'allergen_free');
   if (allergenFree) preds.push((r) => !allergenFree.some((a) => r.allergenInfo.contains.includes(a)));
-  for (const name of list(q, 'ingredient') ?? []) preds.push((r) => usesIngredient(r, name));
-  const anyIng = list(q, 'ingredient_any');
-  if (anyIng) preds.push((r) => anyIng.some((n) => usesIngredient(r, n)));
-  for (const name of list(q, 'exclude_ingredient') ?? []) preds.push((r) => !usesIngredient(r, name));
+  for (const name of list(q, 'ingredient') ?? []) preds.push(ingredientMatcher(name));
+  const anyIng = list(q, 'ingredient_any')?.map(ingredientMatcher);
+  if (anyIng) preds.push((r) => anyIng.some((m) => m(r)));
+  for (const name of list(q, 'exclude_ingredient') ?? []) {
+    const m = ingredientMatcher(name);
+    preds.push((r) => !m(r));
+  }
   const excludeText = list(q, 'exclude_text')?.flatMap((t) => tokens(t));
   if (excludeText) preds.push((r) => !Object.values(r.titles).some((t) => tokens(t).some((w) => excludeText.includes(w))));
   for (const m of ['kcal', 'protein', 'carbs', 'fat', 'total_kcal', 'total_protein', 'cost', 'time', 'prep_time', 'cook_time'])
@@ -226,7 +245,28 @@ export function select(cat: Catalog, q: Query, fixed: { method?: string; diet?: 
   if (bool(q, 'kids') === false) preds.push((r) => !r.kids.ok);
   if (kids) preds.push((r) => r.kids.ok);
   const rows = cat.rows.filter((r) => preds.every((p) => p(r)));
-  return { rows, diets, kids, ...(scores ? { scores } : {}) };
+  return { rows, all: cat.rows, diets, kids, ...(scores ? { scores } : {}) };
+}
+
+const ranks = new WeakMap<readonly Row[], Int32Array>();
+
+/**
+ * Each row's place in the catalog ordered by English title (localeCompare), equal titles sharing a place:
+ * computed once per catalog, so sorting a request's rows by name compares integers, in the same order.
+ */
+export function nameRanks(all: readonly Row[]): Int32Array {
+  let rank = ranks.get(all);
+  if (rank !== undefined) return rank;
+  const title = (r: Row) => r.titles.en ?? r.id;
+  const sorted = [...all].sort((a, b) => title(a).localeCompare(title(b)));
+  rank = new Int32Array(all.length);
+  sorted.forEach((r, i) => {
+    const prev = sorted[i - 1];
+    (rank as Int32Array)[r.idx] =
+      prev !== undefined && title(prev).localeCompare(title(r)) === 0 ? ((rank as Int32Array)[prev.idx] as number) : i;
+  });
+  ranks.set(all, rank);
+  return rank;
 }
 
 function ageBand(v: string): string | undefined {
@@ -258,7 +298,8 @@ export function sortRows(sel: Selection, q: Query): void {
     return;
   }
   if (key === 'name') {
-    sel.rows.sort((a, b) => kidsFirst(a, b) || (desc ? -1 : 1) * (a.titles.en ?? a.id).localeCompare(b.titles.en ?? b.id) || byId(a, b));
+    const rank = nameRanks(sel.all);
+    sel.rows.sort((a, b) => kidsFirst(a, b) || (desc ? -1 : 1) * ((rank[a.idx] as number) - (rank[b.idx] as number)) || byId(a, b));
     return;
   }
   const get = METRICS[key] as (r: Row) => number | undefined;
