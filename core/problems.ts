@@ -53,6 +53,7 @@ export const problemCatalog = {
   'origin-not-allowed': { status: 403, title: 'Origin not allowed' },
   'internal-error': { status: 500, title: 'Internal error' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
+  'query-too-complex': { status: 400, title: 'GraphQL operation too deep or too costly' },
 } as const satisfies Record<string, ProblemType>;
 
 export type ProblemSlug = keyof typeof problemCatalog;

@@ -12,6 +12,11 @@ declare module 'fastify' {
     scopeCheck?: 'preValidation';
     /** Set by `installHostGuard` on WebSocket routes: Host and Origin are checked in `preValidation`. */
     hostCheck?: 'preValidation';
+    /**
+     * A plain route that hands WebSocket upgrades on to another instance itself (platform/graphql/mount.ts):
+     * the wire checks let its upgrades through (after the handshake checks) instead of refusing them.
+     */
+    forwardsUpgrade?: boolean;
   }
   interface FastifyRequest {
     /** The authenticated caller, when a valid bearer token came with the request. */

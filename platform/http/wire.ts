@@ -80,11 +80,10 @@ export function installWireChecks(app: FastifyInstance): void {
     const check = async (req: FastifyRequest) => {
       if (req.method === 'HEAD') return;
       if (!ws) {
-        if (isUpgrade(req))
+        if (!isUpgrade(req)) return;
+        if (req.routeOptions.config?.forwardsUpgrade !== true)
           throw new ProblemError('bad-request', `${req.routeOptions.url ?? 'this resource'} does not take a WebSocket upgrade`);
-        return;
-      }
-      if (!isUpgrade(req)) {
+      } else if (!isUpgrade(req)) {
         throw new ProblemError(
           'upgrade-required',
           'this is a WebSocket resource: connect with Upgrade: websocket',

@@ -11,11 +11,11 @@ import { createHttpApp } from '../../platform/http/app.js';
 import { PROBLEM_JSON, ProblemError } from '../../platform/http/problems.js';
 import { markRecalled } from './catalog.js';
 import { agentCard, DEFAULT_SITE_NAME, PATHS } from './documents.js';
-import { LEVELS, type Level } from './entry.js';
+import { INDEX_GRAPHQL_PATH, mountIndexGraphql } from './graphql.js';
 import { MatchInputError, matchKitchen } from './match.js';
 import { mountMcp } from './mcp.js';
 import { RateLimiter } from './rate-limit.js';
-import type { SearchQuery } from './search.js';
+import { lang, paging, searchQuery } from './search-query.js';
 import { StaticFiles } from './static.js';
 import { CatalogStore } from './store.js';
 
@@ -36,67 +36,7 @@ export interface IndexServerOptions {
   mcpAllowedHosts?: string[];
 }
 
-const DYNAMIC = new Set(['/v1/search', '/v1/match', '/v1/mcp']);
-
-function one(q: Record<string, unknown>, name: string): string | undefined {
-  const v = q[name];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new ProblemError('bad-request', `query parameter ${name} must be given once`);
-  return v;
-}
-
-function list(q: Record<string, unknown>, name: string): string[] | undefined {
-  const v = one(q, name);
-  if (v === undefined || v.trim() === '') return undefined;
-  return v
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-}
-
-function int(q: Record<string, unknown>, name: string, min: number, max: number): number | undefined {
-  const v = one(q, name);
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
-    throw new ProblemError('bad-request', `${name} must be an integer from ${min} to ${max}`);
-  return Number(v);
-}
-
-function paging(q: Record<string, unknown>): { limit: number; offset: number } {
-  const limit = int(q, 'limit', 1, 100) ?? 20;
-  const cursor = int(q, 'cursor', 0, 1_000_000);
-  const offset = int(q, 'offset', 0, 1_000_000) ?? cursor ?? 0;
-  return { limit, offset };
-}
-
-function lang(q: Record<string, unknown>): string {
-  const l = one(q, 'lang') ?? 'en';
-  if (!/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/.test(l)) throw new ProblemError('bad-request', 'lang must be a BCP 47 language tag');
-  return l;
-}
-
-export function searchQuery(raw: unknown): SearchQuery {
-  const q = (raw ?? {}) as Record<string, unknown>;
-  const out: SearchQuery = { ...paging(q), lang: lang(q) };
-  const text = one(q, 'q');
-  if (text !== undefined) {
-    if (text.length > 200) throw new ProblemError('bad-request', 'q is longer than 200 characters');
-    out.q = text;
-  }
-  const min = one(q, 'min_level');
-  if (min !== undefined) {
-    if (!(LEVELS as readonly string[]).includes(min))
-      throw new ProblemError('bad-request', `min_level must be one of ${LEVELS.join(', ')}`);
-    out.minLevel = min as Level;
-  }
-  const cuisine = list(q, 'cuisine');
-  if (cuisine) out.cuisine = cuisine;
-  const excluded = list(q, 'exclude_allergens');
-  if (excluded) out.excludeAllergens = excluded;
-  const sup = one(q, 'supervision');
-  if (sup !== undefined) out.supervision = sup;
-  return out;
-}
+const DYNAMIC = new Set(['/v1/search', '/v1/match', '/v1/mcp', INDEX_GRAPHQL_PATH]);
 
 /** The index's name from its discovery document (the default when it cannot be read). */
 function siteName(dir: string): string {
@@ -164,7 +104,11 @@ export function createIndexServer(opts: IndexServerOptions): IndexServer {
   });
 
   const closeMcp = mountMcp(app, store, now, opts.mcpAllowedHosts);
-  app.addHook('onClose', async () => closeMcp());
+  const graphql = mountIndexGraphql(app, () => store.get(), base);
+  app.addHook('onClose', async () => {
+    await closeMcp();
+    await graphql.close();
+  });
 
   // The card is built per request from the public base URL (`--base-url`, else the request's Host), so its
   // URLs are absolute even for an index built without --base-url.
