@@ -69,7 +69,8 @@ function measure(
         }
       }
       const named = getNamedType(def.type);
-      const inner = sel.selectionSet && isCompositeType(named) ? measure(sel.selectionSet, named, fragments, ctx, seen) : { depth: 0, cost: 0 };
+      const inner =
+        sel.selectionSet && isCompositeType(named) ? measure(sel.selectionSet, named, fragments, ctx, seen) : { depth: 0, cost: 0 };
       depth = Math.max(depth, 1 + inner.depth);
       cost += size * (1 + inner.cost);
     } else {
@@ -113,7 +114,12 @@ export function limitError(what: 'depth' | 'cost', limit: number, actual: number
 /** Measure one operation against the limits: the first refusal, or undefined. */
 export function operationLimitError(ctx: ValidationContext, op: OperationDefinitionNode, limits: QueryLimits): GraphQLError | undefined {
   const schema = ctx.getSchema();
-  const root = op.operation === 'query' ? schema.getQueryType() : op.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  const root =
+    op.operation === 'query'
+      ? schema.getQueryType()
+      : op.operation === 'mutation'
+        ? schema.getMutationType()
+        : schema.getSubscriptionType();
   if (!root) return undefined;
   const m = measure(op.selectionSet, root, (name) => ctx.getFragment(name) ?? undefined, ctx, new Set());
   if (m.depth > limits.maxDepth) return limitError('depth', limits.maxDepth, m.depth, op);

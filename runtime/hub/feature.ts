@@ -4,10 +4,12 @@
  * server and the agent card. `app.use(hubFeature())` adds it.
  */
 
+import { sharedRevocations } from '../../platform/http/revocation.js';
 import type { PlanningContext } from '../../services/planning/context.js';
 import { modeRefusal } from '../../services/planning/policy.js';
 import { startA2a } from '../a2a/mount.js';
 import type { AppContext, Feature } from '../app/context.js';
+import { mountHubGraphql } from '../graphql/mount.js';
 import { mountHubMcp } from '../mcp/mount.js';
 import type { HubMcpDeps } from '../mcp/tools.js';
 import { registerPairingRoutes } from '../pairing/routes.js';
@@ -41,10 +43,11 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
   let closeMcp: (() => Promise<void>) | undefined;
   let dropGuard: (() => void) | undefined;
   let closeA2a: (() => Promise<void>) | undefined;
+  let closeGraphql: (() => Promise<void>) | undefined;
   return {
     name: 'hub',
     migrations: [hubMigration, pairingMigration, pairingKeyMigration],
-    start(ctx: AppContext) {
+    async start(ctx: AppContext) {
       const now = () => ctx.clock.now();
       const household = new HouseholdStore(ctx.db, now);
       sessions = new SessionService({
@@ -99,6 +102,20 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       };
       closeMcp = mountHubMcp(ctx.http, deps);
       closeA2a = startA2a(ctx, deps);
+      const revocations = sharedRevocations(ctx.db, (err) => ctx.log.error({ err, where: 'revocations' }, 'GraphQL transport failed'));
+      const graphql = await mountHubGraphql(ctx.http, {
+        ...deps,
+        executor: ctx.executor,
+        bus: ctx.bus,
+        tokens: ctx.tokens,
+        baseUrl: () => ctx.baseUrl(),
+        revocations: revocations.watch,
+        log: ctx.log.child({ component: 'graphql' }),
+      });
+      closeGraphql = async () => {
+        revocations.release();
+        await graphql.close();
+      };
       opts.onReady?.({ sessions, kitchen, pairing, safety, household, planning, tools: deps });
     },
     async stop() {
@@ -106,6 +123,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       dropGuard?.();
       await closeMcp?.();
       await closeA2a?.();
+      await closeGraphql?.();
     },
   };
 }

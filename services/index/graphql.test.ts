@@ -30,7 +30,13 @@ async function start(t: Test) {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query, ...(variables ? { variables } : {}) }),
     });
-    return { status: res.status, body: (await res.json()) as { data?: Record<string, unknown> | null; errors?: Record<string, unknown>[] } };
+    return {
+      status: res.status,
+      body: (await res.json()) as {
+        data?: Record<string, unknown> | null;
+        errors?: { message: string; extensions?: Record<string, unknown> }[];
+      },
+    };
   };
   const rest = async (qs: string) => (await (await fetch(`${base}/v1/search?${qs}`)).json()) as Record<string, unknown>;
   return { base, gql, rest };
@@ -107,7 +113,9 @@ t.test('bad arguments are the REST search refusals; too deep or costly operation
   t.match(bad.body.errors?.[0]?.message, /limit must be an integer from 1 to 100/);
   t.equal(bad.body.errors?.[0]?.extensions?.type, `${base}/errors/bad-request`);
 
-  const costly = await gql('{ a: search(first: 100) { edges { node { id title tags cuisine allergensEU } } } b: search(first: 100) { edges { node { id title tags cuisine allergensEU } } } c: search(first: 100) { edges { node { id title tags cuisine allergensEU } } } d: search(first: 100) { edges { node { id title tags cuisine allergensEU } } } }');
+  const costly = await gql(
+    '{ a: search(first: 100) { edges { node { id title tags cuisine allergensEU } } } b: search(first: 100) { edges { node { id title tags cuisine allergensEU } } } c: search(first: 100) { edges { node { id title tags cuisine allergensEU } } } d: search(first: 100) { edges { node { id title tags cuisine allergensEU } } } }',
+  );
   t.equal(costly.status, 400);
   t.equal(costly.body.data ?? null, null, 'nothing ran');
   const ext = costly.body.errors?.[0]?.extensions as Record<string, unknown>;
@@ -115,7 +123,8 @@ t.test('bad arguments are the REST search refusals; too deep or costly operation
   t.ok((ext.actual as number) > 5000);
 
   // Fragments count: the same costly selection through a fragment is refused the same way.
-  const viaFragment = await gql(`{ a: search(first: 100) { ...E } b: search(first: 100) { ...E } c: search(first: 100) { ...E } d: search(first: 100) { ...E } }
+  const viaFragment =
+    await gql(`{ a: search(first: 100) { ...E } b: search(first: 100) { ...E } c: search(first: 100) { ...E } d: search(first: 100) { ...E } }
     fragment E on RecipeConnection { edges { node { id title tags cuisine allergensEU } } }`);
   t.equal(viaFragment.body.errors?.[0]?.extensions?.slug, 'query-too-complex');
 });

@@ -1,0 +1,151 @@
+/**
+ * Queries and mutations of the hub's GraphQL schema: each one calls the service function its REST route calls
+ * (SessionService, KitchenService, respondToTask, emergencyStop, the executor), after the scope check of
+ * scopes.ts; input objects pass the REST bodies' schemas. No cooking logic lives here.
+ */
+import { GraphQLScalarType, valueFromASTUntyped } from 'graphql';
+import { ProblemError } from '../../platform/http/problems.js';
+import { recipeNodeResolvers, type SearchArgs, searchConnection } from '../../services/index/graphql-search.js';
+import type { Executor } from '../executor/executor.js';
+import { reasonValue } from '../http/stop-body.js';
+import type { InventoryPatch, OrderLine } from '../hub/kitchen.js';
+import { inventoryPatchSchema, orderSchema } from '../hub/kitchen-routes.js';
+import { createSessionSchema, rulesSchema } from '../hub/routes.js';
+import { emergencyStop, safetyState } from '../hub/safety-routes.js';
+import type { CreateSessionInput } from '../hub/sessions.js';
+import { respondToTask, type TaskAnswer } from '../hub/tasks.js';
+import type { Task } from '../hub/types.js';
+import type { HubMcpDeps } from '../mcp/tools.js';
+import { checked, type GraphqlContext, need } from './scopes.js';
+
+export interface HubGraphqlDeps extends HubMcpDeps {
+  executor: Pick<Executor, 'status' | 'activeId' | 'humanPresent'>;
+}
+
+type Id = { id: string };
+type Ctx = GraphqlContext;
+
+export const JsonScalar = new GraphQLScalarType({
+  name: 'JSON',
+  description: 'Any JSON value.',
+  serialize: (v) => v,
+  parseValue: (v) => v,
+  parseLiteral: (ast, vars) => valueFromASTUntyped(ast, vars ?? undefined),
+});
+
+const abortSchema = { type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: 500 } } } as const;
+const respondSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['answer'],
+  properties: { answer: { enum: ['yes', 'no'] }, acknowledgedRules: rulesSchema, note: { type: 'string', maxLength: 500 } },
+} as const;
+
+type SafetyView = ReturnType<typeof safetyState>;
+
+export function hubResolvers(d: HubGraphqlDeps) {
+  const svc = d.sessions;
+  const notFound = (what: string, id: string) => new ProblemError('not-found', `no ${what} ${id} on this hub`);
+  const execution = (id: string) => {
+    const s = d.executor.status(id);
+    if (!s) throw notFound('execution', id);
+    return s;
+  };
+  return {
+    Query: {
+      search: (_: unknown, a: SearchArgs, c: Ctx) => (need(c, 'Query.search'), searchConnection(d.catalog(), a)),
+      session: (_: unknown, a: Id, c: Ctx) => (need(c, 'Query.session'), svc.get(a.id)),
+      sessions: (_: unknown, __: unknown, c: Ctx) => (need(c, 'Query.sessions'), svc.sessions.list()),
+      tasks: (_: unknown, a: { sessionId?: string | null }, c: Ctx) => (need(c, 'Query.tasks'), svc.tasks.list(a.sessionId ?? undefined)),
+      task: (_: unknown, a: Id, c: Ctx) => {
+        need(c, 'Query.task');
+        const t = svc.tasks.get(a.id);
+        if (!t) throw notFound('task', a.id);
+        return t;
+      },
+      inventory: (_: unknown, __: unknown, c: Ctx) => (need(c, 'Query.inventory'), d.kitchen.inventory()),
+      orders: (_: unknown, __: unknown, c: Ctx) => (need(c, 'Query.orders'), d.kitchen.orders()),
+      order: (_: unknown, a: Id, c: Ctx) => (need(c, 'Query.order'), d.kitchen.order(a.id)),
+      executor: (_: unknown, __: unknown, c: Ctx) => {
+        need(c, 'Query.executor');
+        const active = d.executor.activeId;
+        return {
+          activeExecution: active ? (d.executor.status(active) ?? null) : null,
+          humanPresent: d.executor.humanPresent(),
+          safety: safetyState(d.safety),
+        };
+      },
+      execution: (_: unknown, a: Id, c: Ctx) => (need(c, 'Query.execution'), execution(a.id)),
+      safetyStatus: (_: unknown, __: unknown, c: Ctx) => (need(c, 'Query.safetyStatus'), safetyState(d.safety)),
+      mode: (_: unknown, __: unknown, c: Ctx) => (need(c, 'Query.mode'), d.kitchen.mode()),
+    },
+    Mutation: {
+      createSession: (_: unknown, a: { input: unknown }, c: Ctx) =>
+        svc.create(checked<CreateSessionInput>(createSessionSchema, a.input, 'input'), need(c, 'Mutation.createSession')),
+      confirmSession: (_: unknown, a: { id: string; acknowledgedRules: string[] }, c: Ctx) => {
+        const p = need(c, 'Mutation.confirmSession');
+        const r = svc.confirm(a.id, checked<string[]>(rulesSchema, a.acknowledgedRules, 'acknowledgedRules'), p);
+        return { session: r.session, completed: r.completed, task: r.task ?? null };
+      },
+      startSession: (_: unknown, a: Id, c: Ctx) => svc.start(a.id, need(c, 'Mutation.startSession')),
+      pauseSession: (_: unknown, a: Id, c: Ctx) => (need(c, 'Mutation.pauseSession'), svc.pause(a.id)),
+      resumeSession: (_: unknown, a: Id, c: Ctx) => (need(c, 'Mutation.resumeSession'), svc.resume(a.id)),
+      abortSession: (_: unknown, a: { id: string; reason?: string | null }, c: Ctx) => {
+        const p = need(c, 'Mutation.abortSession');
+        const body = checked<{ reason?: string }>(abortSchema, { reason: a.reason }, 'arguments');
+        return svc.abort(a.id, body.reason ?? 'aborted on request', p);
+      },
+      respondToTask: (_: unknown, a: { id: string } & Record<string, unknown>, c: Ctx) => {
+        const p = need(c, 'Mutation.respondToTask');
+        const { id, ...rest } = a;
+        return respondToTask(svc, id, checked<TaskAnswer>(respondSchema, rest, 'arguments'), p);
+      },
+      updateInventory: (_: unknown, a: Record<string, unknown>, c: Ctx) => {
+        need(c, 'Mutation.updateInventory');
+        return d.kitchen.patchInventory(checked<InventoryPatch>(inventoryPatchSchema, a, 'arguments'));
+      },
+      createOrderIntent: (_: unknown, a: Record<string, unknown>, c: Ctx) => {
+        const p = need(c, 'Mutation.createOrderIntent');
+        const body = checked<{ lines: OrderLine[]; note?: string }>(orderSchema, a, 'arguments');
+        return d.kitchen.createOrder(body.lines, body.note, p);
+      },
+      emergencyStop: (_: unknown, a: { reason?: string | null }, c: Ctx) => {
+        const p = need(c, 'Mutation.emergencyStop');
+        // The stop is never refused for its reason: a long one is cut and warned about (as over REST and MCP).
+        const warnings: string[] = [];
+        const reason = reasonValue(a.reason ?? undefined, warnings);
+        const trip = emergencyStop(d.safety, reason ?? 'requested over GraphQL', `${p.kind} ${p.name}`);
+        if (warnings.length > 0)
+          d.warn?.(`emergencyStop by ${p.kind} ${p.name} with a malformed reason (stopped anyway): ${warnings.join('; ')}`);
+        return {
+          accepted: true,
+          action: 'heat_off_all',
+          reason: reason ?? null,
+          warnings: warnings.length > 0 ? warnings : null,
+          safety: safetyState(d.safety),
+          trip,
+        };
+      },
+    },
+    Session: {
+      tasks: (s: { id: string }, _: unknown, c: Ctx) => (need(c, 'Session.tasks'), svc.tasks.list(s.id)),
+      document: (s: unknown) => s,
+    },
+    Task: {
+      session: (t: Task, _: unknown, c: Ctx) => (need(c, 'Task.session'), svc.get(t.sessionId)),
+      message: (t: Task, a: { lang?: string | null }) => {
+        const m = t.message ?? {};
+        const lang = a.lang ?? 'en';
+        return m[lang] ?? m[lang.split('-')[0] ?? lang] ?? m.en ?? Object.values(m)[0] ?? '';
+      },
+      messages: (t: Task) => t.message ?? {},
+      document: (t: unknown) => t,
+    },
+    OrderIntent: { document: (o: unknown) => o },
+    Execution: { document: (e: unknown) => e },
+    SafetyStatus: {
+      heaters: (s: SafetyView) => Object.entries(s.heaters).map(([id, h]) => ({ id, power: h.power })),
+    },
+    RecipeNode: recipeNodeResolvers,
+  };
+}
