@@ -128,15 +128,18 @@ export function mountLazyGraphql(http: FastifyInstance, o: LazyGraphqlOptions): 
     app.server.emit('upgrade', req.raw, socket, headOf(req.raw));
   };
 
+  const isUpgrade = (req: FastifyRequest) => req.method === 'GET' && String(req.headers.upgrade ?? '').toLowerCase() === 'websocket';
   http.route({
     method: ['GET', 'POST'],
     url: o.path,
     config: { forwardsUpgrade: o.websocket === true },
-    handler: async (req, reply) => {
-      const isUpgrade = req.method === 'GET' && String(req.headers.upgrade ?? '').toLowerCase() === 'websocket';
-      if (isUpgrade && o.websocket) return upgrade(req, reply);
-      return forward(req, reply);
+    // An upgrade is handed on here, after every check (Host/Origin guard, token, handshake) and before the
+    // handler: @fastify/websocket wraps every handler and would upgrade (then close) it itself. A reply
+    // hijacked in preHandler never reaches the handler.
+    preHandler: async (req, reply) => {
+      if (o.websocket && isUpgrade(req)) await upgrade(req, reply);
     },
+    handler: forward,
   });
 
   return {

@@ -110,14 +110,15 @@ export const RUNS_FIRST = Symbol.for('hearth.runsFirst');
 /**
  * Check Host and Origin on every request: in `onRequest` (install this before the bearer check so a foreign
  * page learns nothing else), and in `preValidation` on `@fastify/websocket` routes registered after this call
- * (a refusal thrown in `onRequest` would leave the upgrade request open).
+ * and on routes that forward upgrades (`config.forwardsUpgrade`): a refusal thrown in `onRequest` would leave
+ * the upgrade request open.
  */
 export function installHostGuard(app: FastifyInstance, opts: HostGuardOptions = {}): HostAllowList {
   const list = new HostAllowList(opts);
   const check = Object.assign(async (req: FastifyRequest) => list.check(req.headers), { [RUNS_FIRST]: true });
   app.addHook('onRoute', (route) => {
     const ws = route as { websocket?: boolean; wsHandler?: unknown };
-    if (!(ws.websocket || ws.wsHandler)) return;
+    if (!(ws.websocket || ws.wsHandler || route.config?.forwardsUpgrade)) return;
     route.config = { ...route.config, hostCheck: 'preValidation' };
     const own = route.preValidation;
     route.preValidation = own === undefined ? [check] : [check, ...(Array.isArray(own) ? own : [own])];

@@ -61,6 +61,11 @@ export class EventBus {
     return () => set.delete(fn as unknown as Listener<BusEventName>);
   }
 
+  /** How many listeners `name` has (besides the `onAny` ones): tests wait on it to know a subscriber is in place. */
+  listenerCount(name: BusEventName): number {
+    return this.listeners.get(name)?.size ?? 0;
+  }
+
   /** Subscribe to every event (transports use this). */
   onAny(fn: (name: BusEventName, payload: BusEvents[BusEventName]) => void): () => void {
     this.any.add(fn);

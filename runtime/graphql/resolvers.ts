@@ -4,6 +4,7 @@
  * scopes.ts; input objects pass the REST bodies' schemas. No cooking logic lives here.
  */
 import { GraphQLScalarType, valueFromASTUntyped } from 'graphql';
+import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import { recipeNodeResolvers, type SearchArgs, searchConnection } from '../../services/index/graphql-search.js';
 import type { Executor } from '../executor/executor.js';
@@ -43,6 +44,12 @@ const respondSchema = {
 
 type SafetyView = ReturnType<typeof safetyState>;
 
+/** A root resolver that checks the scope of `field` first. */
+const r =
+  <A, R>(field: string, fn: (a: A, p: Principal) => R) =>
+  (_root: unknown, a: A, c: Ctx): R =>
+    fn(a, need(c, field));
+
 export function hubResolvers(d: HubGraphqlDeps) {
   const svc = d.sessions;
   const notFound = (what: string, id: string) => new ProblemError('not-found', `no ${what} ${id} on this hub`);
@@ -53,19 +60,19 @@ export function hubResolvers(d: HubGraphqlDeps) {
   };
   return {
     Query: {
-      search: (_: unknown, a: SearchArgs, c: Ctx) => (need(c, 'Query.search'), searchConnection(d.catalog(), a)),
-      session: (_: unknown, a: Id, c: Ctx) => (need(c, 'Query.session'), svc.get(a.id)),
-      sessions: (_: unknown, __: unknown, c: Ctx) => (need(c, 'Query.sessions'), svc.sessions.list()),
-      tasks: (_: unknown, a: { sessionId?: string | null }, c: Ctx) => (need(c, 'Query.tasks'), svc.tasks.list(a.sessionId ?? undefined)),
+      search: r('Query.search', (a: SearchArgs) => searchConnection(d.catalog(), a)),
+      session: r('Query.session', (a: Id) => svc.get(a.id)),
+      sessions: r('Query.sessions', () => svc.sessions.list()),
+      tasks: r('Query.tasks', (a: { sessionId?: string | null }) => svc.tasks.list(a.sessionId ?? undefined)),
       task: (_: unknown, a: Id, c: Ctx) => {
         need(c, 'Query.task');
         const t = svc.tasks.get(a.id);
         if (!t) throw notFound('task', a.id);
         return t;
       },
-      inventory: (_: unknown, __: unknown, c: Ctx) => (need(c, 'Query.inventory'), d.kitchen.inventory()),
-      orders: (_: unknown, __: unknown, c: Ctx) => (need(c, 'Query.orders'), d.kitchen.orders()),
-      order: (_: unknown, a: Id, c: Ctx) => (need(c, 'Query.order'), d.kitchen.order(a.id)),
+      inventory: r('Query.inventory', () => d.kitchen.inventory()),
+      orders: r('Query.orders', () => d.kitchen.orders()),
+      order: r('Query.order', (a: Id) => d.kitchen.order(a.id)),
       executor: (_: unknown, __: unknown, c: Ctx) => {
         need(c, 'Query.executor');
         const active = d.executor.activeId;
@@ -75,9 +82,9 @@ export function hubResolvers(d: HubGraphqlDeps) {
           safety: safetyState(d.safety),
         };
       },
-      execution: (_: unknown, a: Id, c: Ctx) => (need(c, 'Query.execution'), execution(a.id)),
-      safetyStatus: (_: unknown, __: unknown, c: Ctx) => (need(c, 'Query.safetyStatus'), safetyState(d.safety)),
-      mode: (_: unknown, __: unknown, c: Ctx) => (need(c, 'Query.mode'), d.kitchen.mode()),
+      execution: r('Query.execution', (a: Id) => execution(a.id)),
+      safetyStatus: r('Query.safetyStatus', () => safetyState(d.safety)),
+      mode: r('Query.mode', () => d.kitchen.mode()),
     },
     Mutation: {
       createSession: (_: unknown, a: { input: unknown }, c: Ctx) =>
@@ -88,8 +95,8 @@ export function hubResolvers(d: HubGraphqlDeps) {
         return { session: r.session, completed: r.completed, task: r.task ?? null };
       },
       startSession: (_: unknown, a: Id, c: Ctx) => svc.start(a.id, need(c, 'Mutation.startSession')),
-      pauseSession: (_: unknown, a: Id, c: Ctx) => (need(c, 'Mutation.pauseSession'), svc.pause(a.id)),
-      resumeSession: (_: unknown, a: Id, c: Ctx) => (need(c, 'Mutation.resumeSession'), svc.resume(a.id)),
+      pauseSession: r('Mutation.pauseSession', (a: Id) => svc.pause(a.id)),
+      resumeSession: r('Mutation.resumeSession', (a: Id) => svc.resume(a.id)),
       abortSession: (_: unknown, a: { id: string; reason?: string | null }, c: Ctx) => {
         const p = need(c, 'Mutation.abortSession');
         const body = checked<{ reason?: string }>(abortSchema, { reason: a.reason }, 'arguments');
@@ -128,11 +135,17 @@ export function hubResolvers(d: HubGraphqlDeps) {
       },
     },
     Session: {
-      tasks: (s: { id: string }, _: unknown, c: Ctx) => (need(c, 'Session.tasks'), svc.tasks.list(s.id)),
+      tasks: (s: { id: string }, _: unknown, c: Ctx) => {
+        need(c, 'Session.tasks');
+        return svc.tasks.list(s.id);
+      },
       document: (s: unknown) => s,
     },
     Task: {
-      session: (t: Task, _: unknown, c: Ctx) => (need(c, 'Task.session'), svc.get(t.sessionId)),
+      session: (t: Task, _: unknown, c: Ctx) => {
+        need(c, 'Task.session');
+        return svc.get(t.sessionId);
+      },
       message: (t: Task, a: { lang?: string | null }) => {
         const m = t.message ?? {};
         const lang = a.lang ?? 'en';

@@ -123,3 +123,12 @@ export function collect<T = Record<string, unknown>>(client: Client, query: stri
     ended: () => until(() => error !== undefined || completed, 'the end of the subscription'),
   };
 }
+
+/** Wait (generously, on a condition, never a fixed sleep) until `done()` holds. */
+export async function waitFor(done: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -98,7 +98,7 @@ t.test('title(lang) per node, and the catalog version', async (t) => {
   const g = await gql(`{ catalogVersion search(query: "koshari", first: 1) {
     edges { node { id en: title ar: title(lang: "ar") arLang: titleLang(lang: "ar") } } } }`);
   t.notOk(g.body.errors);
-  const node = (g.body.data?.search as Conn).edges[0]?.node as Record<string, string>;
+  const node = (g.body.data?.search as Conn | undefined)?.edges[0]?.node as Record<string, string>;
   t.equal(node.id, 'example-koshari');
   t.equal(node.arLang, 'ar');
   t.not(node.en, node.ar, 'each alias in its own language');
