@@ -42,6 +42,7 @@ Module._load = function (request, parent, isMain) {
 const DEFERRED: Record<string, RegExp> = {
   'the MCP SDK': /node_modules\/@modelcontextprotocol\//,
   'the A2A SDK': /node_modules\/@a2a-js\//,
+  'GraphQL (graphql-js, mercurius)': /node_modules\/(graphql|mercurius|graphql-jit)\//,
   zod: /node_modules\/zod\//,
   'Node-RED': /node_modules\/(@node-red|node-red)\//,
   'the registry service': /\/services\/registry\//,
@@ -126,6 +127,17 @@ t.test('hearth start loads neither the MCP SDK nor other unused libraries until 
   t.ok(
     loaded().some((m) => DEFERRED['the MCP SDK']?.test(m)),
     'the SDK is loaded once MCP is used',
+  );
+
+  const graphql = await fetch(`${url}/svc/v1/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query: '{ mode { mode } }' }),
+  });
+  t.same(await graphql.json(), { data: { mode: { mode: 'normal' } } }, 'the first GraphQL request is served');
+  t.ok(
+    loaded().some((m) => DEFERRED['GraphQL (graphql-js, mercurius)']?.test(m)),
+    'GraphQL is loaded once it is used',
   );
 
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

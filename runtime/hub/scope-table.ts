@@ -234,6 +234,15 @@ export const ROWS: Row[] = [
   // Stateless MCP: the SDK answers 405 to the 2025-era session operations, once the token is checked.
   { method: 'GET', route: '/svc/v1/mcp', need: 'token', ok: 405, headers: { accept: 'text/event-stream' } },
   { method: 'DELETE', route: '/svc/v1/mcp', need: 'token', ok: 405 },
+  // GraphQL: a token to get in; each field then checks its own scope (runtime/graphql/scopes.ts, graphql.test.ts).
+  { method: 'POST', route: '/svc/v1/graphql', need: 'token', ok: 200, body: { query: '{ search(first: 1) { total } }' } },
+  {
+    method: 'GET',
+    route: '/svc/v1/graphql',
+    need: 'token',
+    ok: 200,
+    setup: () => ({ path: `/svc/v1/graphql?query=${encodeURIComponent('{ search(first: 1) { total } }')}` }),
+  },
   { method: 'GET', route: '/.well-known/agent-card.json', need: 'token', ok: 200 },
   // RFC 9728 metadata: public, it says how to get a token.
   { method: 'GET', route: '/.well-known/oauth-protected-resource', need: 'none', ok: 200 },
