@@ -16,8 +16,12 @@ export interface BusEvents {
     at: string;
     executionId?: string;
     sessionId?: string;
-    /** Who reset a safety stop (kind `reset`). */
+    /** Who reset a safety stop (kind `reset`), or asked for the refused limit change (`limit_raise_refused`). */
     by?: string;
+    /** Why, as the stopper gave it (an e-stop's reason); the CloudEvent falls back on the trip's reason code. */
+    reason?: string;
+    /** Who or what stopped (`human Amal`, `agent dinner agent`, `button`, `mqtt client c1`); see cloudevent.ts. */
+    source?: string;
     /** Who caused it, when it came from outside (e.g. the MQTT client whose spoofed safety publish was refused). */
     origin?: { clientId: string; principal?: string; topic?: string };
   };

@@ -7,6 +7,30 @@ import type { BusEventName, BusEvents } from './bus.js';
 
 export const CLOUDEVENTS_CONTENT_TYPE = 'application/cloudevents+json';
 
+/** Every event type the hub emits; each has a JSON Schema at schemas/events/{type}.schema.json. */
+export const EVENT_TYPES = [
+  'svc.safety.limit_tripped',
+  'svc.safety.estop',
+  'svc.safety.reset',
+  'svc.safety.cleared',
+  'svc.safety.limit_raise_refused',
+  'svc.safety.spoof_refused',
+  'svc.execution.state',
+  'svc.telemetry.reading',
+  'svc.device.heater',
+  'svc.device.heartbeat',
+  'svc.device.online',
+  'svc.device.offline',
+  'svc.task.updated',
+  'svc.session.updated',
+  'svc.sync.started',
+  'svc.sync.applied',
+  'svc.sync.rejected',
+  'svc.sync.failed',
+  'svc.sync.recall',
+  'svc.bridge.state',
+] as const;
+
 /** The structured-mode JSON of one event. Extension attributes are lower-case, per CloudEvents 1.0. */
 export interface SvcCloudEvent {
   specversion: '1.0';
@@ -24,6 +48,8 @@ export interface SvcCloudEvent {
   svcpriority: 'safety' | 'high' | 'normal' | 'low';
   /** The session the event belongs to, when it has one. */
   svcsession?: string;
+  /** The device's simulated time of the event (RFC 3339), only when the device runs on a simulated clock. */
+  simtime?: string;
   data: Record<string, unknown>;
 }
 
@@ -38,6 +64,7 @@ export interface EventShape {
   /** The resource's own status seq, when it has one. */
   statusSeq?: number;
   priority: SvcCloudEvent['svcpriority'];
+  /** When it happened by the device clock (simulated on a simulated rig). */
   time: string;
   data: Record<string, unknown>;
 }
@@ -72,6 +99,23 @@ function optional<T extends Record<string, unknown>>(o: T): T {
   return o;
 }
 
+/** Why, in one string: the reason the stopper gave, else the trip's reason code, else what the kind says. */
+function safetyReason(p: SafetyPayload): string {
+  if (p.kind === 'estop') return p.reason ?? p.trip?.statedReason ?? 'emergency stop';
+  if (p.kind === 'spoof_refused') return p.reason ?? 'a client published on a safety topic';
+  if (p.kind === 'limit_raise_refused') return p.reason ?? 'a request would have raised a safety limit';
+  return p.reason ?? p.trip?.reason ?? p.kind;
+}
+
+/** Who or what: the person or agent, the button or MQTT client, or the supervisor for a trip it latched itself. */
+function safetySource(p: SafetyPayload): string {
+  if (p.source) return p.source;
+  if (p.kind === 'reset' || p.kind === 'limit_raise_refused') return p.by ?? 'unknown';
+  if (p.kind === 'spoof_refused' && p.origin) return `mqtt client ${p.origin.clientId}`;
+  if (p.trip?.source) return p.trip.source;
+  return p.kind === 'trip' || p.kind === 'cleared' ? 'supervisor' : 'unknown';
+}
+
 function safetyShape(p: SafetyPayload): EventShape {
   const type = SAFETY_TYPES[p.kind] ?? `svc.safety.${p.kind}`;
   // An e-stop, and the reset or clearing of any stop, concern the whole kitchen (the stop latched kitchen-wide).
@@ -89,7 +133,9 @@ function safetyShape(p: SafetyPayload): EventShape {
       action: p.action,
       zone,
       message: p.message,
-      reason: p.trip?.reason,
+      reason: safetyReason(p),
+      source: safetySource(p),
+      by: p.by,
       trip: p.trip,
       executionId: p.executionId,
       sessionId: p.sessionId,
@@ -206,15 +252,22 @@ export function shapeOf<K extends BusEventName>(name: K, payload: BusEvents[K]):
   }
 }
 
-/** Assemble the structured CloudEvent for a shape once it has an id and a hub sequence. */
-export function buildCloudEvent(shape: EventShape, meta: { id: string; seq: number; kitchenId: string; source: string }): SvcCloudEvent {
+/**
+ * Assemble the structured CloudEvent for a shape once it has an id and a hub sequence. `time` is always the
+ * wall clock (`meta.wallTime`, default now); on a simulated clock the device's time of the event goes in the
+ * `simtime` extension (`meta.simulated`).
+ */
+export function buildCloudEvent(
+  shape: EventShape,
+  meta: { id: string; seq: number; kitchenId: string; source: string; wallTime?: number; simulated?: boolean },
+): SvcCloudEvent {
   const ce: SvcCloudEvent = {
     specversion: '1.0',
     id: meta.id,
     source: meta.source,
     type: shape.type,
     subject: shape.subject,
-    time: shape.time,
+    time: new Date(meta.wallTime ?? Date.now()).toISOString(),
     datacontenttype: 'application/json',
     svcseq: shape.statusSeq ?? meta.seq,
     svckitchen: meta.kitchenId,
@@ -222,6 +275,7 @@ export function buildCloudEvent(shape: EventShape, meta: { id: string; seq: numb
     data: shape.data,
   };
   if (shape.session) ce.svcsession = shape.session;
+  if (meta.simulated) ce.simtime = shape.time;
   return ce;
 }
 

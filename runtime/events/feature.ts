@@ -6,6 +6,7 @@
  */
 
 import { readFileSync } from 'node:fs';
+import { systemClock } from '../../drivers/clock.js';
 import { type RevocationWatch, sharedRevocations } from '../../platform/http/revocation.js';
 import type { AppContext, Feature } from '../app/context.js';
 import { ConfigError } from '../config/config.js';
@@ -78,6 +79,8 @@ export function createEventFeatures(opts: { hubTools?: () => HubMcpDeps | undefi
         journal: state.journal,
         kitchenId: o.kitchenId,
         onError: (err, where) => ctx.log.error({ err, where }, 'event transport failed'),
+        // `time` is the wall clock; a simulated device clock's time of the event goes in `simtime`.
+        simulated: ctx.clock !== systemClock,
       });
       state.hub.start();
       const feeds = await installEventRoutes(ctx.http, { hub: state.hub, journal: state.journal, revocations: revocations(ctx) });
@@ -115,7 +118,8 @@ export function createEventFeatures(opts: { hubTools?: () => HubMcpDeps | undefi
         ...(o.mqttUrl !== undefined ? { mqttUrl: o.mqttUrl } : {}),
         ...(o.mqttUsername !== undefined ? { mqttUsername: o.mqttUsername } : {}),
         ...(o.mqttPassword !== undefined ? { mqttPassword: o.mqttPassword } : {}),
-        estop: (message) => ctx.supervisor.cutAll('estop', message),
+        estop: (message, origin) =>
+          ctx.supervisor.cutAll('estop', message, { source: `mqtt ${origin.principal ?? `client ${origin.clientId}`}` }),
         ...(opts.hubTools ? { commands: { deps: opts.hubTools, problemBase: () => ctx.baseUrl() } } : {}),
         revocations: revocations(ctx),
         log: (level, msg, detail) => log[level](detail ?? {}, msg),
@@ -151,7 +155,8 @@ export function createEventFeatures(opts: { hubTools?: () => HubMcpDeps | undefi
             ...(b.queue !== undefined ? { queueLimit: b.queue } : {}),
             hub: hubOf('mqtt'),
             bus: ctx.bus,
-            estop: (message) => ctx.supervisor.cutAll('estop', message),
+            estop: (message, origin) =>
+              ctx.supervisor.cutAll('estop', message, { source: `fleet ${origin.principal ?? `client ${origin.clientId}`}` }),
             log: (level, msg, detail) => blog[level](detail ?? {}, msg),
           });
         } catch (err) {

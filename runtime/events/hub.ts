@@ -20,6 +20,10 @@ export interface EventHubOptions {
   onError?: (err: unknown, where: string) => void;
   /** Mints event ids (default random UUIDs). */
   newId?: () => string;
+  /** The wall clock for each event's `time` (default `Date.now`). */
+  wallNow?: () => number;
+  /** The device runs on a simulated clock: each event also carries the device's time as `simtime`. */
+  simulated?: boolean;
 }
 
 export class EventHub {
@@ -62,7 +66,14 @@ export class EventHub {
   publish<K extends BusEventName>(name: K, payload: BusEvents[K]): StoredEvent {
     const shape: EventShape = shapeOf(name, payload);
     const pos = this.o.journal.reserve();
-    const ce = buildCloudEvent(shape, { id: this.o.newId?.() ?? randomUUID(), seq: pos, kitchenId: this.kitchenId, source: this.source });
+    const ce = buildCloudEvent(shape, {
+      id: this.o.newId?.() ?? randomUUID(),
+      seq: pos,
+      kitchenId: this.kitchenId,
+      source: this.source,
+      wallTime: (this.o.wallNow ?? Date.now)(),
+      ...(this.o.simulated ? { simulated: true } : {}),
+    });
     const stored: StoredEvent = { pos, category: shape.category, ce, body: JSON.stringify(ce) };
     this.run(this.urgent, stored);
     try {

@@ -49,10 +49,18 @@ export function resetAuthority(d: SafetyDeps, p: Principal): 'admin' | 'present 
 export function emergencyStop(d: SafetyDeps, reason: string, by: string): SafetyTrip {
   const wasLatched = d.supervisor.status().latched;
   const message = `emergency stop by ${by}: ${reason}`.slice(0, 500);
-  const trip = d.supervisor.cutAll('estop', message);
+  const trip = d.supervisor.cutAll('estop', message, { source: by, statedReason: reason });
   if (wasLatched) {
     d.stopAll(message);
-    d.bus.emit('safety', { kind: 'estop', trip, action: 'heat_off_all', message, at: new Date(d.now()).toISOString() });
+    d.bus.emit('safety', {
+      kind: 'estop',
+      trip,
+      action: 'heat_off_all',
+      message,
+      reason,
+      source: by,
+      at: new Date(d.now()).toISOString(),
+    });
   }
   return trip;
 }

@@ -21,7 +21,7 @@ export interface MqttBridgeOptions {
   now?: () => number;
 }
 
-/** The retained availability message: a CloudEvent `svc.device.online` or `svc.device.offline`. */
+/** The retained availability message: a CloudEvent `svc.device.online` or `svc.device.offline`; `at` is wall-clock time. */
 export function availabilityMessage(hub: Pick<EventHub, 'kitchenId' | 'source'>, online: boolean, at: string): OutgoingMessage {
   const ce = buildCloudEvent(
     {
@@ -32,7 +32,7 @@ export function availabilityMessage(hub: Pick<EventHub, 'kitchenId' | 'source'>,
       time: at,
       data: { state: online ? 'online' : 'offline' },
     },
-    { id: randomUUID(), seq: 0, kitchenId: hub.kitchenId, source: hub.source },
+    { id: randomUUID(), seq: 0, kitchenId: hub.kitchenId, source: hub.source, wallTime: Date.parse(at) },
   );
   return {
     topic: availabilityTopic(hub.kitchenId),

@@ -14,7 +14,7 @@ import type { EventBus } from '../events/bus.js';
 import { CHECK_DEFAULTS, type CheckParams, type HeaterView, SampleChecks } from './checks.js';
 import { type EffectiveMax, effectiveMaxFor } from './effective-limits.js';
 import { reviewLimitChange } from './limit-change.js';
-import type { HeatGrant, HeatRequest, SafetySupervisor, SafetyTrip, SupervisorStatus, TripReason } from './types.js';
+import type { HeatGrant, HeatRequest, SafetySupervisor, SafetyTrip, StopOrigin, SupervisorStatus, TripReason } from './types.js';
 import { createWatchdog, type Watchdog } from './watchdog.js';
 
 export interface SupervisorContext {
@@ -184,11 +184,13 @@ class SupervisorImpl implements Supervisor {
     if (was !== 0) this.ctx.bus.emit('heater', { heater, power: 0, at: this.iso() });
   }
 
-  cutAll(reason: TripReason, message: string): SafetyTrip {
+  cutAll(reason: TripReason, message: string, origin?: StopOrigin): SafetyTrip {
     return this.latch({
       reason,
       subject: 'all',
       message,
+      ...(origin ? { source: origin.source } : {}),
+      ...(origin?.statedReason !== undefined ? { statedReason: origin.statedReason } : {}),
       hint:
         reason === 'estop'
           ? 'Release the emergency-stop button once the area is safe, then reset.'
@@ -222,6 +224,8 @@ class SupervisorImpl implements Supervisor {
       action: t.action ?? 'cut_heat',
       ...(t.reading !== undefined ? { reading: t.reading } : {}),
       ...(t.limit !== undefined ? { limit: t.limit } : {}),
+      ...('source' in t && t.source !== undefined ? { source: t.source } : {}),
+      ...('statedReason' in t && t.statedReason !== undefined ? { statedReason: t.statedReason } : {}),
     };
     this.trip = trip;
     this.log({ event: 'safety_trip', ...trip });
@@ -271,7 +275,7 @@ class SupervisorImpl implements Supervisor {
     if (!review.ok) {
       const message = `refused a request by ${by} to change safety limits: ${review.message}`;
       this.log({ event: 'limit_raise_refused', by, raised: review.raised, message });
-      this.ctx.bus.emit('safety', { kind: 'limit_raise_refused', action: 'none', message, at: this.iso() });
+      this.ctx.bus.emit('safety', { kind: 'limit_raise_refused', action: 'none', message, by, at: this.iso() });
       return { accepted: false, refused: review.raised };
     }
     this.limitSets = [...this.limitSets, proposed];
@@ -347,7 +351,7 @@ class SupervisorImpl implements Supervisor {
 
   private onEstop(pressed: boolean): void {
     this.estopPressed = pressed;
-    if (pressed) this.cutAll('estop', 'the emergency-stop button is pressed: all heat cut');
+    if (pressed) this.cutAll('estop', 'the emergency-stop button is pressed: all heat cut', { source: 'button' });
   }
 
   private expireLeases(now: number): void {

@@ -47,6 +47,16 @@ export interface SafetyTrip {
   action: string;
   reading?: number;
   limit?: number;
+  /** Who or what stopped, when it came from outside the supervisor (`human Amal`, `button`, `mqtt client c1`). */
+  source?: string;
+  /** The reason the stopper gave (an e-stop's `reason`), when one was given. */
+  statedReason?: string;
+}
+
+/** Who asked for a stop, and why in their words. */
+export interface StopOrigin {
+  source: string;
+  statedReason?: string;
 }
 
 export interface SupervisorStatus {
@@ -60,8 +70,8 @@ export interface SafetySupervisor {
   requestHeat(req: HeatRequest): HeatGrant;
   /** Drop heat on one heater (lease released). */
   release(heater: string, owner: string): void;
-  /** Cut every heater now and latch a stop with `reason`. Never throws; idempotent. */
-  cutAll(reason: TripReason, message: string): SafetyTrip;
+  /** Cut every heater now and latch a stop with `reason` (and who asked, when known). Never throws; idempotent. */
+  cutAll(reason: TripReason, message: string, origin?: StopOrigin): SafetyTrip;
   /** Clear a latched trip. Only a person may call this (the caller checks who). */
   reset(by: string): boolean;
   /** Latch again a trip a previous process left latched (runtime/supervisor/latch-store.ts): heat is cut, no event. */
