@@ -98,3 +98,40 @@ t.test('hearth start switches the outputs off before it opens the database: a co
   t.same([s.gpio.level(17), s.gpio.level(18)], [1, 0], 'but the wires were driven off first');
   t.same([s.gpio.energized(17), s.gpio.energized(18)], [false, false]);
 });
+
+t.test('a rig file invalid for reasons unrelated to its outputs: every output is still cut, then the problem is reported', async (t) => {
+  const s = setup(t);
+  const doc = JSON.parse(readFileSync(s.rigFile, 'utf8')) as { heaters: Record<string, unknown>[]; sensors: unknown[] };
+  delete doc.heaters[0]?.heatCapacityJPerK; // the fryer no longer names its thermal mass
+  doc.heaters.push({ id: 'mystery', driver: 'gpio_relay', medium: 'oil', gpio: { line: 19, activeLow: 'maybe' } });
+  const bad = join(s.dir, 'bad-rig.json');
+  writeFileSync(bad, JSON.stringify(doc));
+  t.same([s.gpio.energized(17), s.gpio.energized(18)], [true, true], 'left on by a dead process');
+  const r = await runCli(['safe-off', '--rig', bad], { timeoutMs: 60_000 });
+  t.equal(r.code, 1, 'non-zero: the file is not valid');
+  t.same([s.gpio.level(17), s.gpio.level(18)], [1, 0], 'the wires carry the off levels (17 is active-low)');
+  t.same([s.gpio.energized(17), s.gpio.energized(18)], [false, false], 'both loads de-energized');
+  t.equal(
+    r.stdout,
+    'fryer: off (gpio 17 -> 1 (active-low))\npot: off (gpio 18 -> 0)\nmystery: NOT OFF (output unknown): gpio.activeLow is "maybe", so its off level is unknown\n',
+  );
+  t.match(r.stderr, /could not be switched off: mystery/);
+  t.match(
+    r.stderr,
+    /the rig file is not valid \(2 output\(s\) it names were switched off anyway\): .*bad-rig\.json: heater "fryer" does not name the heat capacity/,
+  );
+});
+
+t.test('hearth start on such a rig file cuts its outputs, then refuses to start with the reason', async (t) => {
+  const s = setup(t);
+  const doc = JSON.parse(readFileSync(s.rigFile, 'utf8')) as { heaters: Record<string, unknown>[] };
+  delete doc.heaters[1]?.maxC;
+  writeFileSync(s.rigFile, JSON.stringify(doc));
+  const data = join(s.dir, 'var');
+  const r = await runCli(['start', '--rig', s.rigFile, '--data-dir', data, '--http-port', '0', '--log-level', 'silent'], {
+    timeoutMs: 90_000,
+  });
+  t.equal(r.code, 2, r.stderr);
+  t.match(r.stderr, /heater "pot" does not name its maximum temperature/);
+  t.same([s.gpio.energized(17), s.gpio.energized(18)], [false, false], 'both loads de-energized before the refusal');
+});

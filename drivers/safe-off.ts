@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { prepareLineOff } from './buses/pin-file.js';
 import { systemClock } from './clock.js';
-import type { RigConfig } from './rig-config.js';
+import type { SafeOffRig } from './safe-off-rig.js';
 import { simWiredHeaters } from './sim/wires.js';
 
 export interface SafeOffResult {
@@ -52,7 +52,7 @@ async function defaultOpenSerial(path: string, baudRate: number, timeoutMs: numb
 }
 
 /** Switch every configured heater output off. Never throws: each output's outcome is in the result. */
-export async function safeOff(config: RigConfig, opts: SafeOffOptions = {}): Promise<SafeOffResult[]> {
+export async function safeOff(config: SafeOffRig, opts: SafeOffOptions = {}): Promise<SafeOffResult[]> {
   if (config.kind === 'simulated') {
     const root = opts.simWires;
     if (!root || !existsSync(root)) return [];

@@ -10,8 +10,9 @@
  * heater lines from there on; the app closes it last on shutdown.
  */
 import { resolve } from 'node:path';
-import { loadRigConfig, type RigConfig } from '../../drivers/rig-config.js';
+import type { RigConfig } from '../../drivers/rig-config.js';
 import { safeOff } from '../../drivers/safe-off.js';
+import { loadRigForSafeOff, type SafeOffRigFile } from '../../drivers/safe-off-rig.js';
 import { controlActive } from '../../safety/controls.js';
 import { CliError } from '../cli/errors.js';
 import { type CliOptions, ConfigError, type HearthConfig, resolveConfig } from '../config/config.js';
@@ -29,15 +30,17 @@ import { createSdNotifier } from './sd-notify.js';
 async function safeOffAtStart(config: HearthConfig): Promise<void> {
   // The mutation run's "safe-off-at-start" mutant: outputs keep whatever level a dead process left.
   if (!controlActive('safe-off-at-start') || config.rig === 'simulated') return;
-  let rig: RigConfig;
+  let file: SafeOffRigFile;
   try {
-    rig = loadRigConfig(config.rig);
+    // A rig file that fails validation still names outputs: they are cut before start-up refuses it.
+    file = loadRigForSafeOff(config.rig);
   } catch (err) {
     throw new CliError((err as Error).message);
   }
-  for (const r of await safeOff(rig)) {
+  for (const r of await safeOff(file.rig)) {
     if (!r.ok) process.stderr.write(`hearth: safe-off: heater "${r.heater}" (${r.target}) not switched off: ${r.error}\n`);
   }
+  if (file.problem) throw new CliError(file.problem);
 }
 
 /** Where a setting came from, as the user wrote it: `--host`, `/etc/hearth.yaml: /host`, or the default. */

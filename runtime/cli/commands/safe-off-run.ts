@@ -1,18 +1,26 @@
 /** The implementation of `hearth safe-off`: loaded only when that command runs. */
-import { loadRigConfig, type RigConfig } from '../../../drivers/rig-config.js';
 import { type SafeOffResult, safeOff } from '../../../drivers/safe-off.js';
+import { loadRigForSafeOff, type SafeOffRigFile } from '../../../drivers/safe-off-rig.js';
 import { simWireRoot } from '../../../drivers/sim/wires.js';
-import { ConfigError, resolveConfig } from '../../config/config.js';
+import { resolveConfig } from '../../config/config.js';
 import { CliError } from '../errors.js';
 
-/** The rig configuration `hearth start` would use with the same `--config` and `--rig`. */
-export function rigConfigFor(opts: { config?: string; rig?: string }): RigConfig {
+/**
+ * The rig `hearth start` would use with the same `--config` and `--rig`, read for safe-off: a rig file that
+ * fails validation still yields the outputs it identifies (drivers/safe-off-rig.ts), with the problem.
+ */
+export function rigFileFor(opts: { config?: string; rig?: string }): SafeOffRigFile {
+  let rig: string;
   try {
-    const config = resolveConfig(opts);
-    return config.rig === 'simulated' ? { kind: 'simulated' } : loadRigConfig(config.rig);
+    rig = resolveConfig(opts).rig;
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof Error) throw new CliError(err.message);
-    throw err;
+    throw new CliError((err as Error).message);
+  }
+  if (rig === 'simulated') return { rig: { kind: 'simulated' }, unidentified: [] };
+  try {
+    return loadRigForSafeOff(rig);
+  } catch (err) {
+    throw new CliError((err as Error).message);
   }
 }
 
@@ -30,18 +38,22 @@ function dataDirFor(opts: { config?: string; rig?: string; dataDir?: string }): 
 }
 
 export async function runSafeOff(opts: { config?: string; rig?: string; dataDir?: string }): Promise<number> {
-  const rig = rigConfigFor(opts);
+  const { rig, problem, unidentified } = rigFileFor(opts);
   const simWires = rig.kind === 'simulated' ? simWireRoot(dataDirFor(opts)) : undefined;
+  // Cut first, whatever else is wrong with the file; report after.
   const results = await safeOff(rig, simWires ? { simWires } : {});
-  if (rig.kind === 'simulated' && results.length === 0) {
+  if (rig.kind === 'simulated' && results.length === 0 && !problem) {
     process.stdout.write(`simulated rig: no heater wires under ${simWires}; nothing outside hearth to switch off\n`);
     return 0;
   }
   process.stdout.write(formatSafeOff(results));
-  const failed = results.filter((r) => !r.ok);
+  for (const u of unidentified) process.stdout.write(`${u.heater}: NOT OFF (output unknown): ${u.why}\n`);
+  const failed = [...results.filter((r) => !r.ok).map((r) => r.heater), ...unidentified.map((u) => u.heater)];
   if (failed.length > 0)
-    process.stderr.write(
-      `hearth: ${failed.length} heater output(s) could not be switched off: ${failed.map((r) => r.heater).join(', ')}\n`,
-    );
-  return failed.length > 0 ? 1 : 0;
+    process.stderr.write(`hearth: ${failed.length} heater output(s) could not be switched off: ${failed.join(', ')}\n`);
+  if (problem) {
+    const cut = results.filter((r) => r.ok).length;
+    process.stderr.write(`hearth: the rig file is not valid (${cut} output(s) it names were switched off anyway): ${problem}\n`);
+  }
+  return failed.length > 0 || problem ? 1 : 0;
 }
