@@ -97,6 +97,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         capabilities: ctx.device.capabilities,
         safety,
         now,
+        mandateKeys: () => ctx.principalKeys.list(),
         warn: (message) => ctx.log.warn({ component: 'mcp' }, message),
         ...(opts.runFlow ? { runFlow: opts.runFlow } : {}),
       };

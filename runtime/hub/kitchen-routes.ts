@@ -100,6 +100,40 @@ export const modeSchema = {
 
 type Id = { Params: { id: string } };
 
+/** The body of `POST /svc/v1/orders` and the arguments of the MCP tool `create_order_intent`. */
+export interface OrderInput {
+  lines: OrderLine[];
+  note?: string;
+  provider?: string;
+  estimatedTotal?: Money;
+  mandate?: unknown;
+}
+
+/**
+ * Provider, estimate and mandate of a new order, the mandate verified in full (order_groceries, provider, caps;
+ * mandates.ts) whichever door the order came through: a mandate that does not hold throws its problem.
+ */
+export function orderExtras(k: KitchenService, keys: readonly KeyRecord[], by: Principal, b: OrderInput): OrderExtras {
+  const extras: OrderExtras = {};
+  if (b.provider !== undefined) extras.provider = b.provider;
+  if (b.estimatedTotal !== undefined) extras.estimatedTotal = b.estimatedTotal;
+  if (b.mandate !== undefined) {
+    // The spend so far is keyed by the hash computed here, never by a `hash` the caller declares.
+    let hash = '';
+    try {
+      hash = documentHash(b.mandate as Record<string, unknown>);
+    } catch {
+      hash = '';
+    }
+    extras.mandate = checkMandate(b.mandate, keys, by, {
+      scope: 'order_groceries',
+      ...(b.provider !== undefined ? { provider: b.provider } : {}),
+      ...(b.estimatedTotal !== undefined ? { amount: b.estimatedTotal, spent: k.spentUnder(hash, b.estimatedTotal.currency) } : {}),
+    });
+  }
+  return extras;
+}
+
 function who(p: Principal | null): Principal {
   if (!p) throw new Error('unreachable: scope checked');
   return p;
@@ -117,25 +151,9 @@ export function registerKitchenRoutes(http: FastifyInstance, k: KitchenService, 
     `${PREFIX}/orders`,
     { config: { scope: 'order:create', idempotency: 'required' }, schema: { body: orderSchema } },
     async (req, reply) => {
-      const b = req.body as { lines: OrderLine[]; note?: string; provider?: string; estimatedTotal?: Money; mandate?: unknown };
+      const b = req.body as OrderInput;
       const by = who(req.principal);
-      const extras: OrderExtras = {};
-      if (b.provider !== undefined) extras.provider = b.provider;
-      if (b.estimatedTotal !== undefined) extras.estimatedTotal = b.estimatedTotal;
-      if (b.mandate !== undefined) {
-        // The spend so far is keyed by the hash computed here, never by a `hash` the caller declares.
-        let hash = '';
-        try {
-          hash = documentHash(b.mandate as Record<string, unknown>);
-        } catch {
-          hash = '';
-        }
-        extras.mandate = checkMandate(b.mandate, mandateKeys(), by, {
-          scope: 'order_groceries',
-          ...(b.provider !== undefined ? { provider: b.provider } : {}),
-          ...(b.estimatedTotal !== undefined ? { amount: b.estimatedTotal, spent: k.spentUnder(hash, b.estimatedTotal.currency) } : {}),
-        });
-      }
+      const extras = orderExtras(k, mandateKeys(), by, b);
       const order = k.createOrder(b.lines, b.note, by, extras);
       return reply.code(201).header('location', `${PREFIX}/orders/${order.id}`).send(order);
     },

@@ -6,6 +6,7 @@
  * (runtime/mqtt/commands.ts).
  */
 import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import type { KeyRecord } from '../../core/keys.js';
 import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import { jsonSchema } from '../../platform/mcp/schema.js';
@@ -17,7 +18,7 @@ import type { PlanningContext } from '../../services/planning/context.js';
 import { type MatchInput, matchWithStock, type PreviewInput, previewPlan } from '../../services/planning/plan.js';
 import { REASON_MAX, reasonValue } from '../http/stop-body.js';
 import type { InventoryPatch, KitchenService, OrderLine } from '../hub/kitchen.js';
-import { inventoryPatchSchema, modeSchema, notifySchema, orderSchema } from '../hub/kitchen-routes.js';
+import { inventoryPatchSchema, modeSchema, notifySchema, type OrderInput, orderExtras, orderSchema } from '../hub/kitchen-routes.js';
 import { planPreviewSchema } from '../hub/planning-routes.js';
 import { createSessionSchema, rulesSchema } from '../hub/routes.js';
 import { emergencyStop, type SafetyDeps, safetyState } from '../hub/safety-routes.js';
@@ -34,6 +35,8 @@ export interface HubMcpDeps {
   capabilities: unknown;
   safety: SafetyDeps;
   now(): number;
+  /** The principal keys mandates verify against (none: every mandate is refused). */
+  mandateKeys?(): readonly KeyRecord[];
   /** Logs a warning (a malformed emergency_stop, say); optional. */
   warn?(message: string): void;
   /** Runs a deployed Node-RED flow (`hearth start --flows`, runtime/flows); the `run_flow` tool exists only with it. */
@@ -272,12 +275,12 @@ export function hubTools(d: HubMcpDeps, via = 'MCP'): HubTool[] {
   tool<InventoryPatch>('update_inventory', 'Add, change or remove inventory items.', inventoryPatchSchema, (a) => ({
     ...d.kitchen.patchInventory(a),
   }));
-  tool<{ lines: OrderLine[]; note?: string }>(
+  tool<OrderInput>(
     'create_order_intent',
-    'Create an order intent (awaiting_approval); only a person approves it.',
+    'Create an order intent (awaiting_approval); only a person approves it. Under a mandate, it is verified in full.',
     orderSchema,
     (a, p) => ({
-      ...d.kitchen.createOrder(a.lines, a.note, p),
+      ...d.kitchen.createOrder(a.lines, a.note, p, orderExtras(d.kitchen, d.mandateKeys?.() ?? [], p, a)),
     }),
   );
   tool<{ audience: string; urgency: string; message: Record<string, string> }>(
