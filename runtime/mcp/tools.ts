@@ -17,7 +17,7 @@ import { MatchInputError } from '../../services/index/match.js';
 import type { PlanningContext } from '../../services/planning/context.js';
 import { type MatchInput, matchWithStock, type PreviewInput, previewPlan } from '../../services/planning/plan.js';
 import { REASON_MAX, reasonValue } from '../http/stop-body.js';
-import type { InventoryPatch, KitchenService, OrderLine } from '../hub/kitchen.js';
+import type { InventoryPatch, KitchenService } from '../hub/kitchen.js';
 import { inventoryPatchSchema, modeSchema, notifySchema, type OrderInput, orderExtras, orderSchema } from '../hub/kitchen-routes.js';
 import { planPreviewSchema } from '../hub/planning-routes.js';
 import { createSessionSchema, rulesSchema } from '../hub/routes.js';
