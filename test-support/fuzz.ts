@@ -128,7 +128,9 @@ export async function runFuzz(o: {
     };
     await Promise.all(Array.from({ length: o.concurrency ?? 4 }, worker));
   };
-  await runOps(Math.min(300, Math.floor(o.requests / 10)));
+  // A warm-up as large as one round (at most 5000 calls): the heap and the allocator reach the size this traffic
+  // needs before RSS is read, so before/after compares like with like and what remains is what keeps growing.
+  await runOps(Math.min(5000, Math.floor(o.requests / 6)));
   const rssBeforeMb = rssMb();
   const { stopChecks } = await import('./fuzz-stops.js');
   const rounds = Math.max(1, Math.floor(o.requests / 5000));
