@@ -7,7 +7,9 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
-const filters = process.argv.slice(2);
+// Names filter the benchmarks; `--key=value` options go to each one (`npm run bench -- soak --minutes=1`).
+const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
@@ -15,7 +17,7 @@ const files = readdirSync(dir)
 let failed = 0;
 for (const f of files) {
   console.log(`\n## ${f.replace(/\.bench\.ts$/, '')}`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', `${dir}${f}`], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', `${dir}${f}`, ...flags], { stdio: 'inherit' });
   if (r.status !== 0) failed++;
 }
 if (failed > 0) {

@@ -32,16 +32,26 @@ export interface GuardedHub {
 }
 
 /** `hearth start` on the simulated rig with a manual clock, its data in a scratch folder. */
-export async function startGuardedHub(o: { disabled: Set<SafetyControl>; activeLow?: boolean }): Promise<GuardedHub> {
+export async function startGuardedHub(o: {
+  disabled: Set<SafetyControl>;
+  activeLow?: boolean;
+  /** More `hearth start` options (the soak benchmark's MQTT port). */
+  args?: string[];
+  /** More NODE_OPTIONS for hearth (the soak benchmark's loop-block preload). */
+  nodeOptions?: string[];
+}): Promise<GuardedHub> {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-'));
   const activeLow = o.activeLow === true;
   const rigFile = join(dir, 'rig.json');
   writeFileSync(rigFile, JSON.stringify({ kind: 'simulated', ...(activeLow ? { activeLowOutputs: true } : {}) }));
-  const env = { ...process.env, NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...disablePreload(o.disabled)].join(' ').trim() };
+  const env = {
+    ...process.env,
+    NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...disablePreload(o.disabled), ...(o.nodeOptions ?? [])].join(' ').trim(),
+  };
   const tok = await runCli(['token', 'create', '--scopes', 'read,cook', '--name', 'guard', '--data-dir', dir], { timeoutMs: 90_000 });
   if (tok.code !== 0) throw new Error(`token create failed: ${tok.stderr}`);
   const token = tok.stdout.trim();
-  const args = ['start', '--http-port', '0', '--data-dir', dir, '--rig', rigFile, '--sim-speed', 'manual', '--log-level', 'warn'];
+  const args = ['start', '--http-port', '0', '--data-dir', dir, '--rig', rigFile, '--sim-speed', 'manual', '--log-level', 'warn', ...(o.args ?? [])];
   const { child, match } = await spawnCli(args, READY, { timeoutMs: 90_000, env });
   const url = match[1] as string;
   let n = 0;
