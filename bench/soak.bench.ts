@@ -19,8 +19,7 @@ import { SIM_HEATER_LINES } from '../drivers/sim/wires.js';
 import { type GuardedHub, heatOn, startGuardedHub } from '../test-support/guard-scenarios.js';
 import { summarize } from './stats.js';
 
-const flag = (name: string): string | undefined =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const flag = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const minutes = Number(flag('minutes') ?? process.env.HEARTH_SOAK_MINUTES ?? 10);
 const trials = Number(flag('trials') ?? process.env.HEARTH_SOAK_TRIALS ?? 5);
 

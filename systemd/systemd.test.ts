@@ -56,6 +56,7 @@ t.test('the unit has the settings Hearth relies on', async (t) => {
   t.equal(s.get('StateDirectory'), 'hearth');
   t.equal(s.get('NoNewPrivileges'), 'yes');
   t.equal(s.get('KillSignal'), 'SIGTERM');
+  t.equal(s.get('KillMode'), 'control-group', 'the heat guard (a child of hearth) is stopped with the unit, and cuts as it goes');
   t.match(s.get('ExecStart'), /bin\/hearth\.mjs start /);
 });
 

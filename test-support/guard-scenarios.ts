@@ -51,7 +51,20 @@ export async function startGuardedHub(o: {
   const tok = await runCli(['token', 'create', '--scopes', 'read,cook', '--name', 'guard', '--data-dir', dir], { timeoutMs: 90_000 });
   if (tok.code !== 0) throw new Error(`token create failed: ${tok.stderr}`);
   const token = tok.stdout.trim();
-  const args = ['start', '--http-port', '0', '--data-dir', dir, '--rig', rigFile, '--sim-speed', 'manual', '--log-level', 'warn', ...(o.args ?? [])];
+  const args = [
+    'start',
+    '--http-port',
+    '0',
+    '--data-dir',
+    dir,
+    '--rig',
+    rigFile,
+    '--sim-speed',
+    'manual',
+    '--log-level',
+    'warn',
+    ...(o.args ?? []),
+  ];
   const { child, match } = await spawnCli(args, READY, { timeoutMs: 90_000, env });
   const url = match[1] as string;
   let n = 0;
