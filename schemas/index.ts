@@ -39,6 +39,8 @@ const targets = {
   registryEntry: 'registry.schema.json#/$defs/RegistryEntry',
   directoryEntry: 'registry.schema.json#/$defs/DirectoryEntry',
   conformanceReport: 'conformance-report.schema.json',
+  adviceRequest: 'advice.schema.json#/$defs/AdviceRequest',
+  adviceResponse: 'advice.schema.json#/$defs/AdviceResponse',
 } as const;
 
 export type SchemaName = keyof typeof targets;

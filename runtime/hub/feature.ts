@@ -5,6 +5,7 @@
  */
 
 import { sharedRevocations } from '../../platform/http/revocation.js';
+import type { AdviceContext } from '../../services/advice/index.js';
 import type { PlanningContext } from '../../services/planning/context.js';
 import { modeRefusal } from '../../services/planning/policy.js';
 import { startA2a } from '../a2a/mount.js';
@@ -14,11 +15,14 @@ import { mountHubMcp } from '../mcp/mount.js';
 import type { HubMcpDeps } from '../mcp/tools.js';
 import { registerPairingRoutes } from '../pairing/routes.js';
 import { PairingStore, pairingKeyMigration, pairingMigration } from '../pairing/store.js';
+import { registerAdviceRoutes } from './advice-routes.js';
+import { adviceMigration, SqliteAdviceStore } from './advice-store.js';
 import { registerAgentCard } from './agent-card.js';
 import { cachedHubCatalog } from './catalog.js';
 import { HouseholdStore } from './household.js';
 import { KitchenService } from './kitchen.js';
 import { registerKitchenRoutes } from './kitchen-routes.js';
+import { checkMandate } from './mandates.js';
 import { registerPlanningRoutes } from './planning-routes.js';
 import { registerPrincipalKeyRoutes } from './principal-key-routes.js';
 import { registerSessionRoutes } from './routes.js';
@@ -36,6 +40,7 @@ export interface Hub {
   planning: PlanningContext;
   /** What the hub's tools run on (MCP here; MQTT command topics through runtime/mqtt/commands.ts). */
   tools: HubMcpDeps;
+  advice: AdviceContext;
 }
 
 export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMcpDeps['runFlow'] } = {}): Feature {
@@ -46,7 +51,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
   let closeGraphql: (() => Promise<void>) | undefined;
   return {
     name: 'hub',
-    migrations: [hubMigration, pairingMigration, pairingKeyMigration],
+    migrations: [hubMigration, pairingMigration, pairingKeyMigration, adviceMigration],
     async start(ctx: AppContext) {
       const now = () => ctx.clock.now();
       const household = new HouseholdStore(ctx.db, now);
@@ -86,6 +91,14 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       registerKitchenRoutes(ctx.http, kitchen, () => ctx.principalKeys.list());
       registerSafetyRoutes(ctx.http, safety);
       registerPlanningRoutes(ctx.http, planning, household);
+      const svc = sessions;
+      const advice: AdviceContext = {
+        planning,
+        store: new SqliteAdviceStore(ctx.db, now),
+        sessions: { create: (input, by) => ({ ...svc.create(input, by) }) },
+        verifyMandate: (m, by) => checkMandate(m, ctx.principalKeys.list(), by, { scope: 'plan_meals' }),
+      };
+      registerAdviceRoutes(ctx.http, advice);
       registerPairingRoutes(ctx.http, pairing, SCOPES);
       registerPrincipalKeyRoutes(ctx.http, ctx.principalKeys);
       registerAgentCard(ctx.http, () => ctx.baseUrl());
@@ -94,6 +107,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         kitchen,
         catalog,
         planning,
+        advice,
         capabilities: ctx.device.capabilities,
         safety,
         now,
@@ -117,7 +131,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         revocations.release();
         await graphql.close();
       };
-      opts.onReady?.({ sessions, kitchen, pairing, safety, household, planning, tools: deps });
+      opts.onReady?.({ sessions, kitchen, pairing, safety, household, planning, tools: deps, advice });
     },
     async stop() {
       sessions?.close();

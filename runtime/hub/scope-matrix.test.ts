@@ -6,10 +6,12 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import t from 'tap';
 import { TOOL_SCOPES } from '../mcp/tools.js';
 import {
+  adviceAnswer,
   agent,
   confirmed,
   confirmTask,
   expected,
+  planMandate,
   planned,
   principalKey,
   ROWS,
@@ -157,6 +159,12 @@ function toolArgs(h: TestHub, tool: string): Record<string, unknown> {
       return { reason: 'matrix' };
     case 'set_mode':
       return { mode: 'quiet' };
+    case 'advise':
+      return { intent: 'feed', query: { people: 4 } };
+    case 'ask':
+      return { text: 'feed 6 people' };
+    case 'apply_advice':
+      return { ...adviceAnswer(h), mandate: planMandate(h, 'agent-cook') };
     default:
       throw new Error(`no arguments for tool ${tool}`);
   }

@@ -5,6 +5,8 @@
  * the hostile-input harness (test-support/fuzz.ts) samples it.
  */
 import { generateKeyFile, publicRecord } from '../../core/keys.js';
+import { signDocument } from '../../core/signature.js';
+import { advise } from '../../services/advice/index.js';
 import { FRY_RECIPE, type TestHub } from './test-helpers.js';
 import { SCOPES, type Session } from './types.js';
 
@@ -58,6 +60,27 @@ export function confirmTask(h: TestHub): string {
   const task = h.hub.sessions.confirm(s.id, s.confirmation.requiredRules, agent).task;
   if (!task) throw new Error('no task');
   return task.id;
+}
+
+/** A fresh advice answer (feed 4: its option `menu-a` is a plan to cook) kept on the hub, for apply. */
+export function adviceAnswer(h: TestHub): { responseId: string; optionId: string } {
+  const r = h.hub.advice.store ? advise(h.hub.advice, { intent: 'feed', query: { people: 4 } }, human) : undefined;
+  if (!r?.options[0]) throw new Error('no advice option');
+  return { responseId: r.responseId, optionId: r.options[0].id };
+}
+
+/** A mandate with `plan_meals` for the agent named `agent`, signed by a principal whose key the hub holds. */
+export function planMandate(h: TestHub, agentName: string): Record<string, unknown> {
+  const key = generateKeyFile({ kid: `owner-${++keyCount}`, actor: 'matrix-owner', validFrom: '2026-01-01T00:00:00Z' });
+  h.app.ctx.principalKeys.add(publicRecord(key), 'matrix');
+  const doc = {
+    kind: 'AgentMandate',
+    principal: 'matrix-owner',
+    agent: agentName,
+    scopes: ['plan_meals'],
+    expires: '2099-01-01T00:00:00Z',
+  };
+  return signDocument(doc, key, { kind: 'AgentMandate', signedAt: '2026-01-02T00:00:00Z' }) as Record<string, unknown>;
 }
 
 export const ROWS: Row[] = [
@@ -153,6 +176,21 @@ export const ROWS: Row[] = [
   { method: 'PUT', route: '/svc/v1/mode', need: 'admin', ok: 200, body: { mode: 'eco' } },
   { method: 'POST', route: '/svc/v1/plan-preview', need: 'read', ok: 200, body: { recipeId: 'example-shakshuka', scale: 1.5 } },
   { method: 'GET', route: '/svc/v1/household', need: 'read', ok: 200 },
+  {
+    method: 'POST',
+    route: '/svc/v1/advise/:intent',
+    need: 'read',
+    ok: 200,
+    setup: () => ({ path: '/svc/v1/advise/feed', body: { query: { people: 4 } } }),
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/advise/:intent/apply',
+    need: 'cook',
+    ok: 201,
+    setup: (h) => ({ path: '/svc/v1/advise/feed/apply', body: adviceAnswer(h) }),
+  },
+  { method: 'POST', route: '/svc/v1/ask', need: 'token', ok: 200, body: { text: 'how do I feed 6 people?' } },
   { method: 'PUT', route: '/svc/v1/household', need: 'admin', ok: 200, body: { excludeAllergens: [], diets: [] } },
   { method: 'GET', route: '/svc/v1/safety', need: 'read', ok: 200 },
   {
@@ -269,6 +307,9 @@ export const SPEC_TOOL_SCOPES: Record<string, string | null> = {
   emergency_stop: null,
   get_mode: 'read',
   set_mode: 'admin',
+  advise: 'read',
+  ask: null,
+  apply_advice: 'cook',
 };
 
 /** The tokens of the matrix: none, one per scope, and one with a scope the hub does not know. */

@@ -11,6 +11,7 @@ import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import { jsonSchema } from '../../platform/mcp/schema.js';
 import { controlActive } from '../../safety/controls.js';
+import type { AdviceContext } from '../../services/advice/index.js';
 import { type Catalog, recipeOf } from '../../services/index/catalog.js';
 import { indexEntry, type Json } from '../../services/index/entry.js';
 import { MatchInputError } from '../../services/index/match.js';
@@ -24,6 +25,7 @@ import { createSessionSchema, rulesSchema } from '../hub/routes.js';
 import { emergencyStop, type SafetyDeps, safetyState } from '../hub/safety-routes.js';
 import type { SessionService } from '../hub/sessions.js';
 import { type HubTool, ok, refusal, scopeRefusal, type ToolOutcome } from './tool-call.js';
+import { adviceTools } from './tools-advice.js';
 
 export interface HubMcpDeps {
   sessions: SessionService;
@@ -31,6 +33,8 @@ export interface HubMcpDeps {
   catalog(): Catalog;
   /** What planning, matching and advice read (services/planning/context.ts). */
   planning: PlanningContext;
+  /** Advice with the hub's context and store (services/advice). */
+  advice: AdviceContext;
   /** The device's capabilities document (the hub's own actor). */
   capabilities: unknown;
   safety: SafetyDeps;
@@ -62,6 +66,9 @@ export const TOOL_SCOPES: Record<string, string | null> = {
   emergency_stop: null,
   get_mode: 'read',
   set_mode: 'admin',
+  advise: 'read',
+  ask: null,
+  apply_advice: 'cook',
 };
 
 /** Tools beyond the spec's table, present only when their feature runs. */
@@ -298,6 +305,7 @@ export function hubTools(d: HubMcpDeps, via = 'MCP'): HubTool[] {
     true,
   );
   tool<{ mode: string }>('set_mode', 'Set the hub’s operating mode.', modeSchema, (a) => ({ ...d.kitchen.setMode(a.mode) }));
+  tools.push(...adviceTools(d.advice));
   if (d.runFlow) tools.push(runFlowTool(d.runFlow));
   return tools;
 }

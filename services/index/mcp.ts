@@ -6,8 +6,12 @@
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ProblemError } from '../../platform/http/problems.js';
 import { serveMcp } from '../../platform/mcp/bridge.js';
 import { jsonSchema } from '../../platform/mcp/schema.js';
+import type { AdviceRequest } from '../advice/index.js';
+import { adviceRequestSchema, askSchema } from '../advice/request-schema.js';
+import { adviseStateless, askStateless } from '../advice/stateless.js';
 import { markRecalled, recipeOf } from './catalog.js';
 import { SVC_VERSION } from './documents.js';
 import { durationSeconds, indexEntry, type Json, LEVELS, type Level } from './entry.js';
@@ -186,6 +190,24 @@ export function indexMcpServer(store: CatalogStore, now: () => Date): McpServer 
       return dataResult(out);
     },
   );
+  const advice = <A>(name: string, description: string, schema: Record<string, unknown>, fn: (a: A) => Json) =>
+    server.registerTool(name, { description, annotations: readOnly, inputSchema: jsonSchema<A>(schema) }, async (args: A) => {
+      try {
+        return dataResult(fn(args));
+      } catch (err) {
+        if (err instanceof ProblemError) return errorResult(`${err.slug}: ${err.detail ?? ''}`);
+        throw err;
+      }
+    });
+  advice<AdviceRequest>(
+    'advise',
+    'Stateless advice (cook_from, recover, store, feed) from the catalog and what the request carries; nothing is kept.',
+    { ...adviceRequestSchema, required: ['intent'] },
+    (a) => ({ ...adviseStateless(() => store.get(), now, a) }),
+  );
+  advice<{ text: string; lang?: string }>('ask', 'Free text mapped onto an advice intent, then answered statelessly.', askSchema, (a) => ({
+    ...askStateless(() => store.get(), now, a),
+  }));
   return server;
 }
 

@@ -9,6 +9,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { problem } from '../../core/problems.js';
 import { createHttpApp } from '../../platform/http/app.js';
 import { PROBLEM_JSON, ProblemError } from '../../platform/http/problems.js';
+import type { AdviceRequest } from '../advice/index.js';
+import { adviceRequestSchema } from '../advice/request-schema.js';
+import { adviseStateless } from '../advice/stateless.js';
 import { markRecalled } from './catalog.js';
 import { agentCard, DEFAULT_SITE_NAME, PATHS } from './documents.js';
 import { INDEX_GRAPHQL_PATH, mountIndexGraphql } from './graphql.js';
@@ -71,7 +74,8 @@ export function createIndexServer(opts: IndexServerOptions): IndexServer {
 
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split('?')[0] ?? '';
-    if (!DYNAMIC.has(path.replace(/\/+$/, ''))) return;
+    const p = path.replace(/\/+$/, '');
+    if (!DYNAMIC.has(p) && !p.startsWith('/v1/advise/')) return;
     reply.header('access-control-allow-origin', '*');
     const r = limiter.take(req.ip);
     if (!r.ok) {
@@ -102,6 +106,18 @@ export function createIndexServer(opts: IndexServerOptions): IndexServer {
       throw err;
     }
   });
+
+  // Stateless advice (spec §4.2): only what the request carries; nothing is kept.
+  app.post<{ Params: { intent: string } }>(
+    '/v1/advise/:intent',
+    {
+      schema: {
+        params: { type: 'object', properties: { intent: { type: 'string', pattern: '^[a-z_]{2,40}$' } } },
+        body: adviceRequestSchema,
+      },
+    },
+    async (req) => adviseStateless(() => store.get(), now, { ...(req.body as AdviceRequest), intent: req.params.intent }),
+  );
 
   const closeMcp = mountMcp(app, store, now, opts.mcpAllowedHosts);
   const graphql = mountIndexGraphql(app, () => store.get(), base);
