@@ -5,7 +5,7 @@
  * person can reset. A worker-thread watchdog forces outputs off if this thread stalls. See docs/safety.md.
  */
 import { randomUUID } from 'node:crypto';
-import type { Clock, HeaterOutput, Rig, TemperatureReading } from '../../drivers/types.js';
+import type { Clock, HeaterOutput, Rig } from '../../drivers/types.js';
 import { hasWatchdogTargets } from '../../drivers/watchdog-targets.js';
 import { controlActive } from '../../safety/controls.js';
 import type { DetectorTrip } from '../../safety/detectors/types.js';
@@ -14,6 +14,7 @@ import type { EventBus } from '../events/bus.js';
 import { CHECK_DEFAULTS, type CheckParams, type HeaterView, SampleChecks } from './checks.js';
 import { type EffectiveMax, effectiveMaxFor } from './effective-limits.js';
 import { reviewLimitChange } from './limit-change.js';
+import { emitTelemetry, readSensors } from './sampling.js';
 import type { HeatGrant, HeatRequest, SafetySupervisor, SafetyTrip, StopOrigin, SupervisorStatus, TripReason } from './types.js';
 import { createWatchdog, type Watchdog } from './watchdog.js';
 
@@ -297,19 +298,7 @@ class SupervisorImpl implements Supervisor {
     this.sampling = true;
     this.sampleStartedAt = this.ctx.clock.now();
     try {
-      const readings = await Promise.all(
-        [...this.ctx.rig.sensors.values()].map((s) =>
-          s.read().catch(
-            (err: unknown): TemperatureReading => ({
-              sensor: s.id,
-              tempC: null,
-              at: this.ctx.clock.now(),
-              fault: 'bus_error',
-              detail: (err as Error).message,
-            }),
-          ),
-        ),
-      );
+      const readings = await readSensors(this.ctx.rig, this.ctx.clock);
       // Poll the e-stop too, in case an edge was missed.
       if (this.ctx.rig.estop) this.onEstop(await this.ctx.rig.estop.read().catch(() => true));
       const now = this.ctx.clock.now();
@@ -334,16 +323,7 @@ class SupervisorImpl implements Supervisor {
         const declared = views.find((v) => v.limit.limitId === trip.subject)?.limit.action;
         this.latch({ ...trip, action: declared === 'stop_all' ? 'stop_all' : 'cut_heat' });
       }
-      for (const r of readings) {
-        const s = this.ctx.rig.sensors.get(r.sensor);
-        this.ctx.bus.emit('telemetry', {
-          sensor: r.sensor,
-          svcSensor: s?.svcSensor ?? r.sensor,
-          tempC: r.tempC,
-          ...(r.fault ? { fault: r.fault } : {}),
-          at,
-        });
-      }
+      emitTelemetry(this.ctx.bus, this.ctx.rig, readings, at);
     } finally {
       this.sampling = false;
     }
