@@ -29,6 +29,12 @@ export class ManualClock implements Clock {
   private nextId = 1;
   private seq = 0;
   private readonly timers = new Map<number, ManualTimer>();
+  /**
+   * What `advanceAsync` also waits for after every timer, besides a trip through the event loop: e.g. the heat
+   * guard's acknowledgement that a heater line write is on the wire, so that simulated time does not run ahead
+   * of an output another process holds.
+   */
+  settleWith: (() => Promise<void>) | undefined;
 
   constructor(startMs = Date.UTC(2026, 0, 1)) {
     this.current = startMs;
@@ -80,6 +86,7 @@ export class ManualClock implements Clock {
       this.current = Math.max(this.current, t.at);
       this.fire(t);
       await settle();
+      if (this.settleWith) await this.settleWith();
     }
     this.current = target;
     await settle();

@@ -170,6 +170,8 @@ export class App {
     installHostGuard(ctx.http, { allowedHosts });
     const app = new App(ctx);
     app.guard = guard;
+    // A manual clock moves no further while a heater line write is still on its way to the guard.
+    if (manual && guard) manual.settleWith = () => guard.settled();
     app.features.push(coreFeature({ simulated, tickMs: opts.tickMs }));
     return app;
   }

@@ -33,6 +33,8 @@ export interface HeatGuard {
   target(heater: string): { valuePath: string; offValue: '0' | '1' } | undefined;
   onTrip(fn: (t: GuardTrip) => void): void;
   onLost(fn: (why: string) => void): void;
+  /** Resolves once every line write sent so far is on the wire (acknowledged by the guard), or the guard is gone. */
+  settled(): Promise<void>;
   /** Ask the guard to cut and exit; wait for it. */
   close(): Promise<void>;
 }
@@ -89,6 +91,9 @@ class GuardClient implements HeatGuard {
   private lostFns: Array<(why: string) => void> = [];
   private closing = false;
   private lost = false;
+  /** Line writes sent and not yet acknowledged (`K`), and who waits for them. */
+  private unacked = 0;
+  private waiters: Array<() => void> = [];
   private readonly renew: NodeJS.Timeout;
   private readonly exited: Promise<void>;
 
@@ -141,6 +146,32 @@ class GuardClient implements HeatGuard {
       for (const fn of this.tripFns) fn(trip);
       this.send('A');
     } else if (cmd === 'X') this.log(`the heat guard refused to switch "${a}" on: ${b}`);
+    else if (cmd === 'K') {
+      this.unacked = Math.max(0, this.unacked - 1);
+      if (this.unacked === 0) this.wake();
+    }
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const fn of w) fn();
+  }
+
+  settled(): Promise<void> {
+    if (this.unacked === 0 || this.lost) return Promise.resolve();
+    return new Promise((resolve) => {
+      // A guard that does not answer (stopped, overloaded) must not hang whoever waits: give up after 2 s.
+      const timer = setTimeout(() => {
+        this.unacked = 0;
+        this.wake();
+      }, 2000);
+      timer.unref();
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** The guard is gone while hearth runs: drive the lines off through their value files, then report. */
@@ -148,6 +179,8 @@ class GuardClient implements HeatGuard {
     if (this.lost) return;
     this.lost = true;
     clearInterval(this.renew);
+    this.unacked = 0;
+    this.wake();
     if (this.closing) return;
     for (const l of this.lines.values()) {
       try {
@@ -163,7 +196,10 @@ class GuardClient implements HeatGuard {
     const l = this.lines.get(heater);
     if (!l) throw new Error(`the heat guard holds no line for heater "${heater}"`);
     const write = (active: boolean) => {
-      if (this.send(`W ${heater} ${active ? 1 : 0}`)) return;
+      if (this.send(`W ${heater} ${active ? 1 : 0}`)) {
+        this.unacked++;
+        return;
+      }
       // No guard: switching on is refused, off goes straight to the wire.
       if (!active) prepareLineOff(this.spec.root, l.line, l.activeLow, this.spec.simulated);
     };

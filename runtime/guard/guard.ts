@@ -112,6 +112,8 @@ export function runGuard(spec: GuardSpec, io: GuardIo): void {
         pin.off();
         client?.write(`X ${a} tripped\n`);
       } else pin.write(b === '1');
+      // The write is on the wire (or refused): hearth may count it done (a manual clock waits for this).
+      client?.write(`K ${a}\n`);
     } else if (cmd === 'A') {
       lastRenew = now();
       tripped = false;
