@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ProblemError } from '../http/problems.js';
 
 /** The header that carries the one-time key of a forwarded HTTP request (set here, never taken from a client). */
 const CALL_HEADER = 'x-hearth-graphql-call';
@@ -87,6 +88,9 @@ export function mountLazyGraphql(http: FastifyInstance, o: LazyGraphqlOptions): 
 
   const forward = async (req: FastifyRequest, reply: FastifyReply) => {
     const data = o.admit(req, 'http');
+    // Not a GraphQL request at all: the surface's own error (a problem document), before GraphQL is loaded.
+    if (req.method === 'POST' && (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)))
+      throw new ProblemError('bad-request', 'a GraphQL request body is a JSON object: {"query": "…", "variables": {…}}');
     const app = await inner();
     const key = randomUUID();
     pending.set(key, data);
