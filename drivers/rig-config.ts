@@ -8,7 +8,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { FAULT_KINDS, type FaultSpec } from './sim/faults.js';
 
 /** YAML support (about 70 modules) is loaded only when a YAML file is read; JSON files and defaults never pay for it. */
-function parseYaml(text: string): unknown {
+export function parseYaml(text: string): unknown {
   return (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
 }
 

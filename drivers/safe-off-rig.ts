@@ -7,9 +7,8 @@
  * at all identifies nothing.
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import type { RigConfig, SimulatedRigConfig } from './rig-config.js';
-import { parseRigConfig } from './rig-config.js';
+import { parseRigConfig, parseYaml } from './rig-config.js';
 
 /** What safe-off needs of a heater output. */
 export type SafeOffHeater =

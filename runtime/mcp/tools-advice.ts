@@ -10,7 +10,7 @@ import { type AdviceContext, type AdviceRequest, advise, applyAdvice, ask } from
 import { adviceRequestSchema, applySchema, askSchema } from '../../services/advice/request-schema.js';
 import type { Json } from '../../services/index/entry.js';
 import { type HubTool, ok, refusal, scopeRefusal } from './tool-call.js';
-import { TOOL_SCOPES } from './tools.js';
+import { TOOL_SCOPES } from './tool-scopes.js';
 
 function scoped<A>(
   name: string,

@@ -1,0 +1,29 @@
+/** The scope each of the hub's MCP tools needs (null: any token); the same rule over MQTT and A2A. */
+export const TOOL_SCOPES: Record<string, string | null> = {
+  search_recipes: null,
+  get_recipe: null,
+  match_kitchen: 'read',
+  plan_preview: 'read',
+  create_session: 'cook',
+  get_session: 'read',
+  list_tasks: 'read',
+  confirm_session: 'cook',
+  start_session: 'cook',
+  pause_session: 'cook',
+  abort_session: 'cook',
+  get_inventory: 'read',
+  update_inventory: 'inventory',
+  create_order_intent: 'order:create',
+  notify: 'notify',
+  emergency_stop: null,
+  get_mode: 'read',
+  set_mode: 'admin',
+  advise: 'read',
+  ask: null,
+  apply_advice: 'cook',
+};
+
+/** Tools beyond the spec's table, present only when their feature runs. */
+export const EXTRA_TOOL_SCOPES: Record<string, string | null> = {
+  run_flow: 'cook',
+};
