@@ -8,7 +8,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { FAULT_KINDS, type FaultSpec } from './sim/faults.js';
 
 /** YAML support (about 70 modules) is loaded only when a YAML file is read; JSON files and defaults never pay for it. */
-export function parseYaml(text: string): unknown {
+function parseYaml(text: string): unknown {
   return (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
 }
 
@@ -286,8 +286,8 @@ function requireHeaterSafety(doc: unknown, where: string): void {
   });
 }
 
-/** Read a rig file (JSON or YAML). Errors name the path and the reason. */
-export function loadRigConfig(path: string): RigConfig {
+/** Read a rig file (JSON or YAML) into a document, not yet validated. Errors name the path and the reason. */
+export function readRigDocument(path: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -300,5 +300,10 @@ export function loadRigConfig(path: string): RigConfig {
   } catch (err) {
     throw new Error(`${path}: not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'} (${(err as Error).message.split('\n')[0]})`);
   }
-  return parseRigConfig(doc, path);
+  return doc;
+}
+
+/** Read a rig file (JSON or YAML) and validate it. Errors name the path and the reason. */
+export function loadRigConfig(path: string): RigConfig {
+  return parseRigConfig(readRigDocument(path), path);
 }

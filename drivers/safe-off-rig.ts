@@ -6,9 +6,8 @@
  * switched off, with the validation problem to report after the cut. Only a file that cannot be read or parsed
  * at all identifies nothing.
  */
-import { readFileSync } from 'node:fs';
 import type { RigConfig, SimulatedRigConfig } from './rig-config.js';
-import { parseRigConfig, parseYaml } from './rig-config.js';
+import { parseRigConfig, readRigDocument } from './rig-config.js';
 
 /** What safe-off needs of a heater output. */
 export type SafeOffHeater =
@@ -63,18 +62,7 @@ export function salvageOutputs(doc: unknown): Omit<SafeOffRigFile, 'problem'> {
 
 /** Read a rig file for safe-off. Throws (path and reason) only when it cannot be read or parsed. */
 export function loadRigForSafeOff(path: string): SafeOffRigFile {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new Error(`${path}: cannot read rig config (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  let doc: unknown;
-  try {
-    doc = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-  } catch (err) {
-    throw new Error(`${path}: not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'} (${(err as Error).message.split('\n')[0]})`);
-  }
+  const doc = readRigDocument(path);
   let valid: RigConfig;
   try {
     valid = parseRigConfig(doc, path);

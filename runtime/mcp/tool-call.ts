@@ -5,8 +5,10 @@
  * whichever door it came through.
  */
 import type { Principal } from '../../platform/http/auth.js';
+import { ProblemError } from '../../platform/http/problems.js';
 import { schemaIssues } from '../../platform/mcp/schema.js';
 import type { Json } from '../../services/index/entry.js';
+import { TOOL_SCOPES } from './tool-scopes.js';
 
 /** What a tool answered: a JSON value, or a refusal with a problem slug (core/problems.ts), a detail and extensions. */
 export type ToolOutcome = { ok: true; value: Json } | { ok: false; error: string; detail: string; extra: Json };
@@ -51,4 +53,40 @@ export function callTool(tool: HubTool, args: unknown, p: Principal): Promise<To
   } catch (err) {
     return Promise.reject(err);
   }
+}
+
+/**
+ * A tool whose scope is its row in TOOL_SCOPES: the scope is checked first, then `fn` runs; a ProblemError it
+ * throws becomes a refusal with the problem's slug, and `mapError` may turn other errors into refusals.
+ */
+export function scopedTool<A>(
+  name: string,
+  description: string,
+  schema: Record<string, unknown>,
+  fn: (args: A, p: Principal) => Json,
+  readOnly = false,
+  mapError?: (err: unknown) => ToolOutcome | undefined,
+): HubTool {
+  const need = TOOL_SCOPES[name];
+  if (need === undefined) throw new Error(`tool ${name} has no scope in TOOL_SCOPES`);
+  const self: HubTool = {
+    name,
+    description,
+    schema,
+    readOnly,
+    scope: need,
+    run: async (args, p) => {
+      const denied = scopeRefusal(self, p);
+      if (denied) return denied;
+      try {
+        return ok(fn(args as A, p));
+      } catch (err) {
+        if (err instanceof ProblemError) return refusal(err.slug, err.detail ?? err.slug, err.extensions as Json);
+        const mapped = mapError?.(err);
+        if (mapped) return mapped;
+        throw err;
+      }
+    },
+  };
+  return self;
 }

@@ -1,45 +1,8 @@
-/**
- * The hub's advice tools (spec §4.7), without a transport (tool-call.ts): `advise` (read) AdviceRequest →
- * AdviceResponse with the hub's full context, `ask` (any token) free text → AdviceResponse, `apply_advice`
- * (cook) {responseId, optionId} → a planned session (a person confirms it; an agent needs a mandate with
- * `plan_meals`). The same service functions answer the REST routes.
- */
-import type { Principal } from '../../platform/http/auth.js';
-import { ProblemError } from '../../platform/http/problems.js';
 import { type AdviceContext, type AdviceRequest, advise, applyAdvice, ask } from '../../services/advice/index.js';
 import { adviceRequestSchema, applySchema, askSchema } from '../../services/advice/request-schema.js';
-import type { Json } from '../../services/index/entry.js';
-import { type HubTool, ok, refusal, scopeRefusal } from './tool-call.js';
-import { TOOL_SCOPES } from './tool-scopes.js';
+import { type HubTool, scopedTool } from './tool-call.js';
 
-function scoped<A>(
-  name: string,
-  description: string,
-  schema: Record<string, unknown>,
-  fn: (a: A, p: Principal) => Json,
-  readOnly: boolean,
-): HubTool {
-  const need = TOOL_SCOPES[name];
-  if (need === undefined) throw new Error(`tool ${name} has no scope in TOOL_SCOPES`);
-  const self: HubTool = {
-    name,
-    description,
-    schema,
-    readOnly,
-    scope: need,
-    run: async (args, p) => {
-      const denied = scopeRefusal(self, p);
-      if (denied) return denied;
-      try {
-        return ok(fn(args as A, p));
-      } catch (err) {
-        if (err instanceof ProblemError) return refusal(err.slug, err.detail ?? err.slug, err.extensions as Json);
-        throw err;
-      }
-    },
-  };
-  return self;
-}
+const scoped = scopedTool;
 
 export function adviceTools(ctx: AdviceContext): HubTool[] {
   return [

@@ -24,7 +24,7 @@ import { planPreviewSchema } from '../hub/planning-routes.js';
 import { createSessionSchema, rulesSchema } from '../hub/routes.js';
 import { emergencyStop, type SafetyDeps, safetyState } from '../hub/safety-routes.js';
 import type { SessionService } from '../hub/sessions.js';
-import { type HubTool, ok, refusal, scopeRefusal, type ToolOutcome } from './tool-call.js';
+import { type HubTool, ok, refusal, scopedTool, scopeRefusal, type ToolOutcome } from './tool-call.js';
 import { adviceTools } from './tools-advice.js';
 
 export interface HubMcpDeps {
@@ -124,6 +124,7 @@ const resultOf = (o: ToolOutcome): Result => (o.ok ? dataResult(o.value) : error
  */
 export function hubTools(d: HubMcpDeps, via = 'MCP'): HubTool[] {
   const tools: HubTool[] = [];
+  const matchError = (err: unknown) => (err instanceof MatchInputError ? refusal('validation-failed', err.message) : undefined);
   const tool = <A>(
     name: string,
     description: string,
@@ -131,27 +132,7 @@ export function hubTools(d: HubMcpDeps, via = 'MCP'): HubTool[] {
     fn: (args: A, p: Principal) => Json,
     readOnly = false,
   ) => {
-    const need = TOOL_SCOPES[name];
-    if (need === undefined) throw new Error(`tool ${name} has no scope in TOOL_SCOPES`);
-    const self: HubTool = {
-      name,
-      description,
-      schema,
-      readOnly,
-      scope: need,
-      run: async (args, p) => {
-        const denied = scopeRefusal(self, p);
-        if (denied) return denied;
-        try {
-          return ok(fn(args as A, p));
-        } catch (err) {
-          if (err instanceof ProblemError) return refusal(err.slug, err.detail ?? err.slug, err.extensions as Json);
-          if (err instanceof MatchInputError) return refusal('validation-failed', err.message);
-          throw err;
-        }
-      },
-    };
-    tools.push(self);
+    tools.push(scopedTool(name, description, schema, fn, readOnly, matchError));
   };
   const cat = () => d.catalog();
 

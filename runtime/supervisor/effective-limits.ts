@@ -32,8 +32,8 @@ export function effectiveMaxFor(
     if (m) candidates.push({ maxC: m.maxC, limitId: m.limitId, action: m.action });
     // A limit on a medium holds whenever that medium is heated, whatever the op: oil heated by a `heat` or
     // `simmer` step is still oil (the default pack scopes its 200 °C oil limit to fry and deep_fry ops).
-    const any = controlActive('medium-limit-any-op') ? mediumMaxTempC(limitSets, medium) : null;
-    if (any) candidates.push({ maxC: any.maxC, limitId: any.limitId, action: any.action });
+    const mediumLimit = controlActive('medium-limit-any-op') ? mediumMaxTempC(limitSets, medium) : null;
+    if (mediumLimit) candidates.push({ maxC: mediumLimit.maxC, limitId: mediumLimit.limitId, action: mediumLimit.action });
   }
   const hard = (heater as WithHardMax).hardMaxC;
   if (typeof hard === 'number' && Number.isFinite(hard))
