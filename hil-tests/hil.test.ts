@@ -31,6 +31,12 @@ t.test('there is a scenario for every fault the issue names', async (t) => {
     'oil-short-mid-heat',
     'full-power-past-target',
     'oil-heated-by-any-op',
+    'oil-i2c-lost',
+    'oil-sensors-disagree',
+    'presence-lost-nobody-returns',
+    'lease-not-renewed',
+    'recall-while-cooking',
+    'recall-block-lets-running-finish',
   ])
     t.ok(names.includes(n), n);
 });
