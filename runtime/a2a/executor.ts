@@ -131,7 +131,7 @@ export class HubAgentExecutor implements AgentExecutor {
     status(TaskState.TASK_STATE_WORKING, [textPart(`Performing ${route.skill}.`)], { skill: route.skill });
     let outcome: SkillOutcome;
     try {
-      outcome = performSkill(this.d, route.skill, input, user.principal);
+      outcome = await performSkill(this.d, route.skill, input, user.principal);
     } catch (err) {
       this.d.log?.warn({ err, skill: route.skill }, 'an A2A skill failed');
       status(TaskState.TASK_STATE_FAILED, [textPart(`${route.skill} failed on the hub; nothing more was done.`)]);

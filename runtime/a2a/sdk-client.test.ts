@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { validate } from '../../schemas/index.js';
 import { FRY_RECIPE, startHub } from '../hub/test-helpers.js';
 
 const SCRIPT = fileURLToPath(new URL('../../test-support/a2a-client.ts', import.meta.url));
@@ -61,7 +62,7 @@ t.test('the A2A SDK client, as its own process, plans, streams a cook to complet
   t.same(card.supportedInterfaces, [{ url: `${h.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
   t.same(
     (card.skills as { id: string }[]).map((s) => s.id),
-    ['plan_meal', 'cook_recipe', 'restock_kitchen'],
+    ['plan_meal', 'cook_recipe', 'restock_kitchen', 'advise'],
   );
 
   // plan_meal: a planned session, the same one REST shows.
@@ -161,4 +162,65 @@ t.test('the A2A SDK client, as its own process, plans, streams a cook to complet
   t.match(JSON.stringify(refused.task), /"error":"forbidden"/);
   t.match(JSON.stringify(refused.task), /"requiredScopes":\["cook"\]/);
   t.equal(h.hub.sessions.sessions.inStates(['planned']).length, before);
+});
+
+t.test('the A2A SDK client asks for advice: the answer REST and MCP give, kept for apply; refused as REST refuses', async (t) => {
+  const h = await startHub();
+  const peer = startPeer();
+  t.teardown(async () => {
+    peer.child.kill();
+    await h.close();
+  });
+  const agent = h.token(['read'], 'agent', 'advice agent');
+  const person = h.token(['read', 'cook'], 'human', 'Amal');
+  const noRead = h.token(['inventory'], 'agent', 'stock keeper');
+  const base = { url: h.url };
+  const ask = async (token: string, input: unknown) =>
+    (await peer.ask({ ...base, op: 'send', token, data: { skill: 'advise', input } })).task as {
+      status: { state: string; message: unknown };
+      artifacts: { parts: { data: Record<string, unknown> }[] }[];
+    };
+
+  // feed 4: the hub's answer (its inventory and household), a valid AdviceResponse, as POST /svc/v1/advise/feed answers.
+  const fed = await ask(agent, { intent: 'feed', query: { people: 4 } });
+  t.equal(stateOf(fed), 'TASK_STATE_COMPLETED', JSON.stringify(fed).slice(0, 300));
+  const answer = fed.artifacts[0]?.parts[0]?.data as { responseId: string; intent: string; options: { id: string }[]; context: unknown };
+  const v = validate.adviceResponse(answer);
+  t.ok(v.valid, v.valid ? 'a valid AdviceResponse' : JSON.stringify(v.issues.slice(0, 3)));
+  t.equal(answer.intent, 'feed');
+  t.same(answer.context, { source: 'hub', used: (answer.context as { used: string[] }).used }, 'built from the hub context');
+  const rest = await h.call('POST', '/svc/v1/advise/feed', { token: agent, body: { query: { people: 4 } } });
+  t.same(
+    answer.options.map((o) => o.id),
+    (rest.body.options as { id: string }[]).map((o) => o.id),
+    'the same options as REST',
+  );
+  const option = answer.options[0];
+  if (!option) throw new Error('no option');
+  // Kept in the hub's advice store: a person applies it over REST.
+  const applied = await h.call('POST', '/svc/v1/advise/feed/apply', {
+    token: person,
+    body: { responseId: answer.responseId, optionId: option.id },
+  });
+  t.equal(applied.status, 201, String(applied.body.detail ?? ''));
+  t.equal(applied.body.state, 'planned');
+
+  // Chicken left out for 190 minutes: the safety verdict REST gives (discard), not a recipe.
+  const incident = { incident: { type: 'cw.incident.time_temp_abuse', observations: { minutesInDangerZone: 190, ambientC: 27 } } };
+  const left = await ask(agent, { intent: 'recover', query: incident });
+  const restLeft = await h.call('POST', '/svc/v1/advise/recover', { token: agent, body: { query: incident } });
+  t.match(left.artifacts[0]?.parts[0]?.data, { safety: { verdict: 'unsafe_discard' } });
+  t.equal((restLeft.body.safety as { verdict: string }).verdict, 'unsafe_discard');
+
+  // Refusals: an unknown intent (not-found, as REST's 404), a token without read (forbidden), bad input.
+  const unknown = await ask(agent, { intent: 'juggle' });
+  t.equal(stateOf(unknown), 'TASK_STATE_REJECTED');
+  t.match(JSON.stringify(unknown.status.message), /"error":"not-found"/);
+  t.equal((await h.call('POST', '/svc/v1/advise/juggle', { token: agent, body: {} })).status, 404);
+  const denied = await ask(noRead, { intent: 'feed', query: { people: 4 } });
+  t.equal(stateOf(denied), 'TASK_STATE_REJECTED');
+  t.match(JSON.stringify(denied.status.message), /"error":"forbidden".*"requiredScopes":\["read"\]/);
+  const bad = await ask(agent, { query: { people: 4 } });
+  t.equal(stateOf(bad), 'TASK_STATE_REJECTED');
+  t.match(JSON.stringify(bad.status.message), /"error":"validation-failed"/);
 });

@@ -2,7 +2,7 @@
  * The hub's agent card at `/.well-known/agent-card.json` (spec §4.8), in the A2A 1.0 shape only: the SDK's
  * `AgentCard` type, served as `AgentCard.toJSON(card)`. Its one interface is JSON-RPC at `{hub_url}/a2a`
  * (A2A 1.0 carries the spec's `url` there), with streaming and push notifications, the default modes, the
- * skills the hub performs today (runtime/a2a/skills.ts) and the `paired` HTTP bearer scheme its security
+ * skills registered in runtime/a2a/skills.ts and the `paired` HTTP bearer scheme its security
  * requirement names. URLs are absolute, built from the hub's public URL (`publicUrl`). The spec's
  * authentication table puts the hub agent card behind a paired token, so it answers 401 without one.
  *
@@ -11,46 +11,23 @@
 import type { AgentCard, AgentSkill } from '@a2a-js/sdk';
 import type { FastifyInstance } from 'fastify';
 import { requirePrincipal } from '../../platform/http/auth.js';
-import { A2A_SKILLS, type SkillId } from '../a2a/skills.js';
+import { type A2aSkill, a2aSkills } from '../a2a/skills.js';
 import { SVC_VERSION } from './types.js';
 
 /** The path of the hub's A2A endpoint. */
 export const A2A_PATH = '/a2a';
 
-const skill = (id: SkillId, name: string, description: string, tags: string[], examples: string[]): AgentSkill => ({
-  id,
-  name,
-  description,
-  tags,
-  examples,
+/** A registered skill (runtime/a2a/skills.ts) as the card lists it. */
+const cardSkill = (s: A2aSkill): AgentSkill => ({
+  id: s.id,
+  name: s.name,
+  description: s.description,
+  tags: [...s.tags],
+  examples: [...s.examples],
   inputModes: ['application/json'],
   outputModes: ['application/json', 'text/plain'],
   securityRequirements: [],
 });
-
-const SKILLS: Record<SkillId, AgentSkill> = {
-  plan_meal: skill(
-    'plan_meal',
-    'Plan a meal',
-    'Pick recipes this kitchen can cook, dry-run them and create a session for a serving time. Needs the scopes read and cook.',
-    ['planning', 'sessions'],
-    ['{"skill":"plan_meal","input":{"query":"fried onions","serveAt":"2026-06-01T19:00:00+02:00"}}'],
-  ),
-  cook_recipe: skill(
-    'cook_recipe',
-    'Cook a recipe',
-    'Drive a planned session on the kitchen’s devices: a person confirms it and must be sensed present for heat; the task follows the session to its end. Needs the scope cook.',
-    ['cooking', 'executor'],
-    ['{"skill":"cook_recipe","input":{"sessionId":"ses-…","acknowledgedRules":["…"]}}'],
-  ),
-  restock_kitchen: skill(
-    'restock_kitchen',
-    'Restock the kitchen',
-    'Read the inventory and create order intents that a person approves. Needs the scope read, and order:create for an order.',
-    ['inventory', 'orders'],
-    ['{"skill":"restock_kitchen","input":{"lines":[{"item":"onions","quantity":2,"unit":"kg"}]}}'],
-  ),
-};
 
 /** The hub's card for a hub reachable at `hubUrl` (absolute, no trailing slash needed). */
 export function hubAgentCard(hubUrl: string): AgentCard {
@@ -79,7 +56,7 @@ export function hubAgentCard(hubUrl: string): AgentCard {
     securityRequirements: [{ schemes: { paired: { list: [] } } }],
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['application/json', 'text/plain'],
-    skills: A2A_SKILLS.map((id) => SKILLS[id]),
+    skills: a2aSkills().map(cardSkill),
     signatures: [],
     iconUrl: undefined,
   };
