@@ -41,6 +41,11 @@ const targets = {
   conformanceReport: 'conformance-report.schema.json',
   adviceRequest: 'advice.schema.json#/$defs/AdviceRequest',
   adviceResponse: 'advice.schema.json#/$defs/AdviceResponse',
+  provider: 'market.schema.json#/$defs/Provider',
+  offer: 'market.schema.json#/$defs/Offer',
+  offerFeed: 'market.schema.json#/$defs/OfferFeed',
+  quoteRequest: 'market.schema.json#/$defs/QuoteRequest',
+  quoteRequestRecord: 'market.schema.json#/$defs/QuoteRequestRecord',
 } as const;
 
 export type SchemaName = keyof typeof targets;

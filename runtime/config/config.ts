@@ -48,6 +48,8 @@ export interface HearthConfig extends EventsConfig {
   trust?: string;
   /** Seconds between scheduled syncs (default 900, ±10 % jitter). */
   syncInterval: number;
+  /** Folder of market documents (Provider, OfferFeed) the hub searches and prices quotes from (docs/hub.md#market). */
+  market?: string;
   /**
    * Host names and addresses the HTTP server answers to besides localhost, this machine's names and addresses
    * and the public URL's host (DNS-rebinding protection, platform/http/host-guard.ts); `*` turns the check off.
@@ -82,6 +84,7 @@ export const configSchema = {
     logLevel: { enum: LOG_LEVELS },
     index: { type: 'array', maxItems: 10, items: { type: 'string', pattern: '^https?://[^\\s]+$' } },
     trust: { type: 'string', minLength: 1 },
+    market: { type: 'string', minLength: 1 },
     syncInterval: { type: 'integer', minimum: 1, maximum: 604800 },
     allowedHosts: {
       type: 'array',
@@ -128,7 +131,7 @@ export function defaultConfig(): HearthConfig {
   };
 }
 
-const PATH_KEYS = ['dataDir', 'recipes', 'device', 'limits', 'trust', 'bridgeCa', 'bridgeCert', 'bridgeKey'] as const;
+const PATH_KEYS = ['dataDir', 'recipes', 'device', 'limits', 'trust', 'market', 'bridgeCa', 'bridgeCert', 'bridgeKey'] as const;
 
 /** Validate a parsed config document. `where` names it in errors; `baseDir` resolves relative paths. */
 export function parseConfig(doc: unknown, where: string, baseDir: string): Partial<HearthConfig> {
@@ -183,6 +186,7 @@ export interface CliOptions {
   logLevel?: string;
   index?: string[];
   trust?: string;
+  market?: string;
   syncInterval?: string;
   fault?: string[];
   kitchenId?: string;
@@ -213,7 +217,7 @@ function cliValues(o: CliOptions): Record<string, unknown> {
   if (o.httpPort !== undefined) v.httpPort = /^[0-9]+$/.test(o.httpPort) ? Number(o.httpPort) : o.httpPort;
   if (o.simSpeed !== undefined)
     v.simSpeed = o.simSpeed === 'manual' ? 'manual' : /^[0-9]*\.?[0-9]+$/.test(o.simSpeed) ? Number(o.simSpeed) : o.simSpeed;
-  for (const k of ['dataDir', 'rig', 'recipes', 'device', 'limits', 'publicUrl', 'logLevel', 'index', 'trust'] as const)
+  for (const k of ['dataDir', 'rig', 'recipes', 'device', 'limits', 'publicUrl', 'logLevel', 'index', 'trust', 'market'] as const)
     if (o[k] !== undefined) v[k] = o[k];
   if (o.syncInterval !== undefined) v.syncInterval = durationSeconds(o.syncInterval);
   if (o.fault !== undefined) v.faults = o.fault;

@@ -42,6 +42,19 @@ export interface BusEvents {
   sync: { kind: 'started' | 'applied' | 'rejected' | 'failed' | 'recall'; message: string; at: string; detail?: Record<string, unknown> };
   /** Device availability / heartbeat. */
   'device.heartbeat': { at: string; state: string };
+  /** The market (runtime/hub/market.ts): a quote request routed, a quote received, an order made from a quote or approved. */
+  market: {
+    kind: 'quote.requested' | 'quote.received' | 'order.created' | 'order.approved';
+    at: string;
+    requestId: string;
+    routedTo?: string[];
+    items?: number;
+    quoteId?: string;
+    orderId?: string;
+    provider?: string;
+    total?: { amount: number; currency: string };
+    state?: string;
+  };
   /** The fleet bridge (runtime/mqtt/fleet-bridge.ts) changed state. */
   'bridge.state': { state: string; url: string; queued: number; dropped: number; at: string; message?: string };
 }

@@ -29,6 +29,10 @@ export const EVENT_TYPES = [
   'svc.sync.failed',
   'svc.sync.recall',
   'svc.bridge.state',
+  'svc.quote.requested',
+  'svc.quote.received',
+  'svc.order.created',
+  'svc.order.approved',
 ] as const;
 
 /** The structured-mode JSON of one event. Extension attributes are lower-case, per CloudEvents 1.0. */
@@ -230,6 +234,26 @@ export function shapeOf<K extends BusEventName>(name: K, payload: BusEvents[K]):
         priority: p.kind === 'recall' ? 'high' : 'normal',
         time: p.at,
         data: optional({ kind: p.kind, message: p.message, detail: p.detail }),
+      };
+    }
+    case 'market': {
+      const p = payload as BusEvents['market'];
+      return {
+        type: `svc.${p.kind}`,
+        category: p.kind.split('.')[0] ?? 'market',
+        subject: p.orderId ?? p.quoteId ?? p.requestId,
+        priority: 'normal',
+        time: p.at,
+        data: optional({
+          requestId: p.requestId,
+          routedTo: p.routedTo,
+          items: p.items,
+          quoteId: p.quoteId,
+          orderId: p.orderId,
+          provider: p.provider,
+          total: p.total,
+          state: p.state,
+        }),
       };
     }
     case 'device.heartbeat': {

@@ -53,6 +53,27 @@ const SAMPLES: { [K in BusEventName]: BusEvents[K][] } = {
   sync: (['started', 'applied', 'rejected', 'failed', 'recall'] as const).map((kind) => ({ kind, message: kind, at: SIM })),
   'device.heartbeat': [{ state: 'idle', at: SIM }],
   'bridge.state': [{ state: 'connected', url: 'mqtts://fleet.example', queued: 0, dropped: 0, at: SIM }],
+  market: [
+    { kind: 'quote.requested', at: SIM, requestId: 'qr-1', routedTo: ['did:web:greengrocer.example'], items: 2 },
+    {
+      kind: 'quote.received',
+      at: SIM,
+      requestId: 'qr-1',
+      quoteId: 'qt-1',
+      provider: 'did:web:greengrocer.example',
+      total: { amount: 17.5, currency: 'USD' },
+    },
+    ...(['order.created', 'order.approved'] as const).map((kind) => ({
+      kind,
+      at: SIM,
+      requestId: 'qr-1',
+      quoteId: 'qt-1',
+      orderId: 'ord-1',
+      provider: 'did:web:greengrocer.example',
+      total: { amount: 17.5, currency: 'USD' },
+      state: kind === 'order.created' ? 'awaiting_approval' : 'approved',
+    })),
+  ],
 };
 
 function emitted(simulated: boolean): SvcCloudEvent[] {

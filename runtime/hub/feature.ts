@@ -6,10 +6,12 @@
 
 import { sharedRevocations } from '../../platform/http/revocation.js';
 import type { AdviceContext } from '../../services/advice/index.js';
+import { EMPTY_MARKET, loadMarketDir, type Market, MarketDocumentError } from '../../services/market/index.js';
 import type { PlanningContext } from '../../services/planning/context.js';
 import { modeRefusal } from '../../services/planning/policy.js';
 import { startA2a } from '../a2a/mount.js';
 import type { AppContext, Feature } from '../app/context.js';
+import { ConfigError } from '../config/config.js';
 import { mountHubGraphql } from '../graphql/mount.js';
 import { mountHubMcp } from '../mcp/mount.js';
 import type { HubMcpDeps } from '../mcp/tools.js';
@@ -23,6 +25,8 @@ import { HouseholdStore } from './household.js';
 import { KitchenService } from './kitchen.js';
 import { registerKitchenRoutes } from './kitchen-routes.js';
 import { checkMandate } from './mandates.js';
+import { MarketService, marketMigration } from './market.js';
+import { registerMarketRoutes } from './market-routes.js';
 import { registerPlanningRoutes } from './planning-routes.js';
 import { registerPrincipalKeyRoutes } from './principal-key-routes.js';
 import { registerSessionRoutes } from './routes.js';
@@ -41,6 +45,7 @@ export interface Hub {
   /** What the hub's tools run on (MCP here; MQTT command topics through runtime/mqtt/commands.ts). */
   tools: HubMcpDeps;
   advice: AdviceContext;
+  market: MarketService;
 }
 
 export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMcpDeps['runFlow'] } = {}): Feature {
@@ -51,9 +56,19 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
   let closeGraphql: (() => Promise<void>) | undefined;
   return {
     name: 'hub',
-    migrations: [hubMigration, pairingMigration, pairingKeyMigration, adviceMigration],
+    migrations: [hubMigration, pairingMigration, pairingKeyMigration, adviceMigration, marketMigration],
     async start(ctx: AppContext) {
       const now = () => ctx.clock.now();
+      // A market document that does not hold stops start-up with its path and the fault.
+      let offers: Market = EMPTY_MARKET;
+      if (ctx.config.market !== undefined) {
+        try {
+          offers = loadMarketDir(ctx.config.market);
+        } catch (err) {
+          if (err instanceof MarketDocumentError) throw new ConfigError(`market: ${err.message}`);
+          throw err;
+        }
+      }
       const household = new HouseholdStore(ctx.db, now);
       sessions = new SessionService({
         household: () => household.get(),
@@ -99,6 +114,15 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         verifyMandate: (m, by) => checkMandate(m, ctx.principalKeys.list(), by, { scope: 'plan_meals' }),
       };
       registerAdviceRoutes(ctx.http, advice);
+      const market = new MarketService({
+        db: ctx.db,
+        now,
+        bus: ctx.bus,
+        kitchen,
+        market: () => offers,
+        mandateKeys: () => ctx.principalKeys.list(),
+      });
+      registerMarketRoutes(ctx.http, market);
       registerPairingRoutes(ctx.http, pairing, SCOPES);
       registerPrincipalKeyRoutes(ctx.http, ctx.principalKeys);
       registerAgentCard(ctx.http, () => ctx.baseUrl());
@@ -108,6 +132,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         catalog,
         planning,
         advice,
+        market,
         capabilities: ctx.device.capabilities,
         safety,
         now,
@@ -131,7 +156,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         revocations.release();
         await graphql.close();
       };
-      opts.onReady?.({ sessions, kitchen, pairing, safety, household, planning, tools: deps, advice });
+      opts.onReady?.({ sessions, kitchen, pairing, safety, household, planning, tools: deps, advice, market });
     },
     async stop() {
       sessions?.close();

@@ -11,9 +11,11 @@ import {
   confirmed,
   confirmTask,
   expected,
+  MARKET_DIR,
   planMandate,
   planned,
   principalKey,
+  quoteBody,
   ROWS,
   running,
   SPEC_TOOL_SCOPES,
@@ -40,7 +42,7 @@ t.test('every hub route is in the table, and every row is a route', async (t) =>
 });
 
 t.test('scope matrix: every route against every scope', async (t) => {
-  const h = await startHub();
+  const h = await startHub({ market: MARKET_DIR });
   t.teardown(() => h.close());
   await h.presence(true);
   const tokens = new Map<string | null, string | undefined>(
@@ -96,7 +98,7 @@ t.test('agents: routes that need a person answer 403 not-human-approver', async 
 
 t.test('scope matrix: every MCP tool against every scope', async (t) => {
   t.same(TOOL_SCOPES, SPEC_TOOL_SCOPES, 'the hub enforces the spec’s tool scopes');
-  const h = await startHub();
+  const h = await startHub({ market: MARKET_DIR });
   t.teardown(() => h.close());
   await h.presence(true);
   for (const scope of TOKEN_SCOPES.filter((s): s is string => s !== null)) {
@@ -165,6 +167,10 @@ function toolArgs(h: TestHub, tool: string): Record<string, unknown> {
       return { text: 'feed 6 people' };
     case 'apply_advice':
       return { ...adviceAnswer(h), mandate: planMandate(h, 'agent-cook') };
+    case 'search_offers':
+      return { q: 'lamb' };
+    case 'request_quote':
+      return quoteBody;
     default:
       throw new Error(`no arguments for tool ${tool}`);
   }

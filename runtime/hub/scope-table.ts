@@ -7,6 +7,7 @@
 import { generateKeyFile, publicRecord } from '../../core/keys.js';
 import { signDocument } from '../../core/signature.js';
 import { advise } from '../../services/advice/index.js';
+import type { QuoteRequestRecord } from './market.js';
 import { FRY_RECIPE, type TestHub } from './test-helpers.js';
 import { SCOPES, type Session } from './types.js';
 
@@ -67,6 +68,13 @@ export function adviceAnswer(h: TestHub): { responseId: string; optionId: string
   const r = h.hub.advice.store ? advise(h.hub.advice, { intent: 'feed', query: { people: 4 } }, human) : undefined;
   if (!r?.options[0]) throw new Error('no advice option');
   return { responseId: r.responseId, optionId: r.options[0].id };
+}
+
+/** A quote request for the reference grocer's lamb (the hub of the matrix runs with the reference's market folder). */
+export const quoteBody = { items: [{ ingredientId: 'cw.ing.lamb_shoulder', quantity: 2, unit: 'kg' }] };
+export const MARKET_DIR = '../shared/reference/examples/market';
+export function quoted(h: TestHub): QuoteRequestRecord {
+  return h.hub.market.request(quoteBody, human);
 }
 
 /** A mandate with `plan_meals` for the agent named `agent`, signed by a principal whose key the hub holds. */
@@ -191,6 +199,29 @@ export const ROWS: Row[] = [
     setup: (h) => ({ path: '/svc/v1/advise/feed/apply', body: adviceAnswer(h) }),
   },
   { method: 'POST', route: '/svc/v1/ask', need: 'token', ok: 200, body: { text: 'how do I feed 6 people?' } },
+  { method: 'GET', route: '/svc/v1/offers', need: 'token', ok: 200 },
+  { method: 'POST', route: '/svc/v1/quotes', need: 'order:create', ok: 201, body: quoteBody },
+  { method: 'GET', route: '/svc/v1/quotes/:id', need: 'read', ok: 200, setup: (h) => ({ path: `/svc/v1/quotes/${quoted(h).id}` }) },
+  {
+    method: 'POST',
+    route: '/svc/v1/quotes/:id/order',
+    need: 'order:create',
+    ok: 201,
+    setup: (h) => {
+      const r = quoted(h);
+      return { path: `/svc/v1/quotes/${r.id}/order`, body: { quoteId: r.quotes[0]?.id ?? 'qt-00000000-0000-0000-0000-000000000000' } };
+    },
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/quotes/:id/approve',
+    need: ['order:create', 'admin'],
+    ok: 200,
+    setup: (h) => {
+      const r = quoted(h);
+      return { path: `/svc/v1/quotes/${r.id}/approve`, body: { quoteId: r.quotes[0]?.id ?? 'qt-00000000-0000-0000-0000-000000000000' } };
+    },
+  },
   { method: 'PUT', route: '/svc/v1/household', need: 'admin', ok: 200, body: { excludeAllergens: [], diets: [] } },
   { method: 'GET', route: '/svc/v1/safety', need: 'read', ok: 200 },
   {
@@ -310,6 +341,8 @@ export const SPEC_TOOL_SCOPES: Record<string, string | null> = {
   advise: 'read',
   ask: null,
   apply_advice: 'cook',
+  search_offers: null,
+  request_quote: 'order:create',
 };
 
 /** The tokens of the matrix: none, one per scope, and one with a scope the hub does not know. */

@@ -62,7 +62,9 @@ export function testRecipesDir(): string {
   return dir;
 }
 
-export async function startHub(opts: { dataDir?: string; recipes?: string; beforeStart?: (app: App) => void } = {}): Promise<TestHub> {
+export async function startHub(
+  opts: { dataDir?: string; recipes?: string; market?: string; beforeStart?: (app: App) => void } = {},
+): Promise<TestHub> {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 16, 0, 0));
   const config: HearthConfig = {
     ...defaultConfig(),
@@ -72,6 +74,7 @@ export async function startHub(opts: { dataDir?: string; recipes?: string; befor
     simSpeed: 'manual',
     recipes: opts.recipes ?? testRecipesDir(),
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(opts.market ? { market: opts.market } : {}),
   };
   const app = await App.create(config, {
     clock,

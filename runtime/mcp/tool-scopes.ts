@@ -21,6 +21,8 @@ export const TOOL_SCOPES: Record<string, string | null> = {
   advise: 'read',
   ask: null,
   apply_advice: 'cook',
+  search_offers: null,
+  request_quote: 'order:create',
 };
 
 /** Tools beyond the spec's table, present only when their feature runs. */

@@ -20,12 +20,14 @@ import { type MatchInput, matchWithStock, type PreviewInput, previewPlan } from 
 import { REASON_MAX, reasonValue } from '../http/stop-body.js';
 import type { InventoryPatch, KitchenService } from '../hub/kitchen.js';
 import { inventoryPatchSchema, modeSchema, notifySchema, type OrderInput, orderExtras, orderSchema } from '../hub/kitchen-routes.js';
+import type { MarketService } from '../hub/market.js';
 import { planPreviewSchema } from '../hub/planning-routes.js';
 import { createSessionSchema, rulesSchema } from '../hub/routes.js';
 import { emergencyStop, type SafetyDeps, safetyState } from '../hub/safety-routes.js';
 import type { SessionService } from '../hub/sessions.js';
 import { type HubTool, ok, refusal, scopedTool, scopeRefusal, type ToolOutcome } from './tool-call.js';
 import { adviceTools } from './tools-advice.js';
+import { marketTools } from './tools-market.js';
 
 export interface HubMcpDeps {
   sessions: SessionService;
@@ -35,6 +37,8 @@ export interface HubMcpDeps {
   planning: PlanningContext;
   /** Advice with the hub's context and store (services/advice). */
   advice: AdviceContext;
+  /** Offers, quote requests and quotes (runtime/hub/market.ts); the market tools exist only with it. */
+  market?: MarketService;
   /** The device's capabilities document (the hub's own actor). */
   capabilities: unknown;
   safety: SafetyDeps;
@@ -263,6 +267,7 @@ export function hubTools(d: HubMcpDeps, via = 'MCP'): HubTool[] {
   );
   tool<{ mode: string }>('set_mode', 'Set the hub’s operating mode.', modeSchema, (a) => ({ ...d.kitchen.setMode(a.mode) }));
   tools.push(...adviceTools(d.advice));
+  if (d.market) tools.push(...marketTools(d.market));
   if (d.runFlow) tools.push(runFlowTool(d.runFlow));
   return tools;
 }

@@ -27,6 +27,7 @@ export const registerStart: RegisterCommand = (program) => {
         (v: string, p: string[] = []) => [...p, v],
       )
       .option('--trust <file>', 'key records whose signatures sync accepts (a record, an array or a discovery file)')
+      .option('--market <dir>', 'folder of market documents (Provider, OfferFeed) the hub searches and quotes from (default: none)')
       .option(
         '--fault <spec>',
         'simulated rig: schedule a fault, TARGET-KIND[-at=WHEN][,value=N], e.g. oil-open-at=60s or fryer-welded-at=2m (repeatable; docs/hil.md)',

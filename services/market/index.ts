@@ -1,0 +1,3 @@
+export * from './documents.js';
+export * from './quote.js';
+export * from './search.js';
