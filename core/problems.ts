@@ -19,7 +19,7 @@ export const problemCatalog = {
   recalled: { status: 409, title: 'Recipe revision is recalled' },
   'hash-mismatch': { status: 409, title: 'Recipe hash does not match' },
   'lease-conflict': { status: 409, title: 'Lease conflict' },
-  'capability-mismatch': { status: 409, title: 'Capability mismatch' },
+  'capability-mismatch': { status: 422, title: 'Capability mismatch' },
   'presence-required': { status: 409, title: 'A person must be present' },
   'not-human-approver': { status: 403, title: 'Only a person can approve this' },
   'limit-raise-refused': { status: 403, title: 'Safety limits cannot be raised' },

@@ -46,6 +46,8 @@ const targets = {
   offerFeed: 'market.schema.json#/$defs/OfferFeed',
   quoteRequest: 'market.schema.json#/$defs/QuoteRequest',
   quoteRequestRecord: 'market.schema.json#/$defs/QuoteRequestRecord',
+  teamPlan: 'team-plan.schema.json',
+  teamPlanBody: 'team-plan.schema.json#/$defs/Plan',
 } as const;
 
 export type SchemaName = keyof typeof targets;

@@ -13,7 +13,7 @@ scalar JSON
 enum SessionState { draft planned awaiting_ingredients awaiting_confirmation running paused completed aborted failed }
 enum SessionMode { guided assisted autonomous }
 enum TaskState { submitted working input_required auth_required completed failed canceled rejected }
-enum TaskKind { confirm_session cooking_check }
+enum TaskKind { confirm_session cooking_check team_step }
 enum ActorKind { human agent device }
 enum TaskAnswerValue { yes no }
 

@@ -33,6 +33,8 @@ import { registerSessionRoutes } from './routes.js';
 import { registerSafetyRoutes, type SafetyDeps } from './safety-routes.js';
 import { SessionService } from './sessions.js';
 import { hubMigration } from './store.js';
+import { TeamService, teamMigration } from './team.js';
+import { registerTeamRoutes } from './team-routes.js';
 import { SCOPES } from './types.js';
 
 export interface Hub {
@@ -46,6 +48,7 @@ export interface Hub {
   tools: HubMcpDeps;
   advice: AdviceContext;
   market: MarketService;
+  team: TeamService;
 }
 
 export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMcpDeps['runFlow'] } = {}): Feature {
@@ -56,7 +59,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
   let closeGraphql: (() => Promise<void>) | undefined;
   return {
     name: 'hub',
-    migrations: [hubMigration, pairingMigration, pairingKeyMigration, adviceMigration, marketMigration],
+    migrations: [hubMigration, pairingMigration, pairingKeyMigration, adviceMigration, marketMigration, teamMigration],
     async start(ctx: AppContext) {
       const now = () => ctx.clock.now();
       // A market document that does not hold stops start-up with its path and the fault.
@@ -123,6 +126,8 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         mandateKeys: () => ctx.principalKeys.list(),
       });
       registerMarketRoutes(ctx.http, market);
+      const team = new TeamService({ db: ctx.db, sessions, recipes: ctx.recipes, capabilities: ctx.device.capabilities, now });
+      registerTeamRoutes(ctx.http, team);
       registerPairingRoutes(ctx.http, pairing, SCOPES);
       registerPrincipalKeyRoutes(ctx.http, ctx.principalKeys);
       registerAgentCard(ctx.http, () => ctx.baseUrl());
@@ -133,6 +138,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         planning,
         advice,
         market,
+        team,
         capabilities: ctx.device.capabilities,
         safety,
         now,
@@ -156,7 +162,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         revocations.release();
         await graphql.close();
       };
-      opts.onReady?.({ sessions, kitchen, pairing, safety, household, planning, tools: deps, advice, market });
+      opts.onReady?.({ sessions, kitchen, pairing, safety, household, planning, tools: deps, advice, market, team });
     },
     async stop() {
       sessions?.close();

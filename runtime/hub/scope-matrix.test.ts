@@ -171,6 +171,8 @@ function toolArgs(h: TestHub, tool: string): Record<string, unknown> {
       return { q: 'lamb' };
     case 'request_quote':
       return quoteBody;
+    case 'team_call_for_proposals':
+      return { sessionId: planned(h).id };
     default:
       throw new Error(`no arguments for tool ${tool}`);
   }

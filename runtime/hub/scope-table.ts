@@ -223,6 +223,20 @@ export const ROWS: Row[] = [
     },
   },
   { method: 'PUT', route: '/svc/v1/household', need: 'admin', ok: 200, body: { excludeAllergens: [], diets: [] } },
+  {
+    method: 'POST',
+    route: '/svc/v1/team-plans',
+    need: 'cook',
+    ok: 201,
+    setup: (h) => ({ body: { sessionId: planned(h).id } }),
+  },
+  {
+    method: 'GET',
+    route: '/svc/v1/team-plans/:id',
+    need: 'read',
+    ok: 200,
+    setup: (h) => ({ path: `/svc/v1/team-plans/${h.hub.team.propose({ sessionId: planned(h).id }, human).plan.id}` }),
+  },
   { method: 'GET', route: '/svc/v1/safety', need: 'read', ok: 200 },
   {
     method: 'POST',
@@ -343,6 +357,7 @@ export const SPEC_TOOL_SCOPES: Record<string, string | null> = {
   apply_advice: 'cook',
   search_offers: null,
   request_quote: 'order:create',
+  team_call_for_proposals: 'cook',
 };
 
 /** The tokens of the matrix: none, one per scope, and one with a scope the hub does not know. */

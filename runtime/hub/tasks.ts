@@ -2,7 +2,8 @@
  * Answering a task (`POST /svc/v1/tasks/{id}/respond`). A confirmation task is a person's to answer: `yes`
  * confirms the session (with the rules the task lists, or the ones given), `no` declines it. A cooking check
  * answered `yes` resumes the execution (the executor checks again that a person is at the appliance); `no`
- * aborts the session. An answered or closed task cannot be answered again.
+ * aborts the session. A team step answered `yes` is done, `no` is declined (rejected). An answered or closed task
+ * cannot be answered again.
  */
 import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
@@ -32,6 +33,11 @@ export function respondToTask(svc: SessionService, taskId: string, body: TaskAns
     }
     svc.confirm(task.sessionId, body.acknowledgedRules ?? task.rules ?? [], by);
     return svc.tasks.get(taskId) ?? task;
+  }
+  if (task.kind === 'team_step') {
+    // A planned step: `yes` reports it done, `no` that its actor will not do it (a new team plan reassigns it).
+    task.answer = answer;
+    return svc.saveTask(task, body.answer === 'yes' ? 'completed' : 'rejected');
   }
   if (body.answer === 'no') {
     svc.abort(task.sessionId, 'a person answered no to a cooking check', by);

@@ -83,7 +83,8 @@ export interface Session {
   failure?: { reason: string; detail: string; at: string };
 }
 
-export type TaskKind = 'confirm_session' | 'cooking_check';
+/** `team_step`: one step of a recipe a team plan gave to an actor (runtime/hub/team.ts). */
+export type TaskKind = 'confirm_session' | 'cooking_check' | 'team_step';
 
 export interface Task {
   id: string;
@@ -99,6 +100,8 @@ export interface Task {
   /** For confirmations: the rules to acknowledge. */
   rules?: string[];
   answer?: { value: string; by: Actor; at: string };
+  /** For team steps: the step (`<recipeId>#<nodeId>`), its op, and its slot in the team plan. */
+  step?: { ref: string; op: string; planId: string; start: string; end: string };
 }
 
 /** Who a task for "a person of this household" is assigned to. */

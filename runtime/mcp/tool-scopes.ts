@@ -23,6 +23,7 @@ export const TOOL_SCOPES: Record<string, string | null> = {
   apply_advice: 'cook',
   search_offers: null,
   request_quote: 'order:create',
+  team_call_for_proposals: 'cook',
 };
 
 /** Tools beyond the spec's table, present only when their feature runs. */

@@ -25,9 +25,11 @@ import { planPreviewSchema } from '../hub/planning-routes.js';
 import { createSessionSchema, rulesSchema } from '../hub/routes.js';
 import { emergencyStop, type SafetyDeps, safetyState } from '../hub/safety-routes.js';
 import type { SessionService } from '../hub/sessions.js';
+import type { TeamService } from '../hub/team.js';
 import { type HubTool, ok, refusal, scopedTool, scopeRefusal, type ToolOutcome } from './tool-call.js';
 import { adviceTools } from './tools-advice.js';
 import { marketTools } from './tools-market.js';
+import { teamTools } from './tools-team.js';
 
 export interface HubMcpDeps {
   sessions: SessionService;
@@ -39,6 +41,8 @@ export interface HubMcpDeps {
   advice: AdviceContext;
   /** Offers, quote requests and quotes (runtime/hub/market.ts); the market tools exist only with it. */
   market?: MarketService;
+  /** Team plans (runtime/hub/team.ts). */
+  team: TeamService;
   /** The device's capabilities document (the hub's own actor). */
   capabilities: unknown;
   safety: SafetyDeps;
@@ -268,6 +272,7 @@ export function hubTools(d: HubMcpDeps, via = 'MCP'): HubTool[] {
   tool<{ mode: string }>('set_mode', 'Set the hub’s operating mode.', modeSchema, (a) => ({ ...d.kitchen.setMode(a.mode) }));
   tools.push(...adviceTools(d.advice));
   if (d.market) tools.push(...marketTools(d.market));
+  tools.push(...teamTools(d.team));
   if (d.runFlow) tools.push(runFlowTool(d.runFlow));
   return tools;
 }
