@@ -1,11 +1,14 @@
 /**
  * Recipe API figures over a generated catalog of 2,000 recipes in the catalog shape: start-up (load,
- * validate, build the in-memory indexes), search latency in process and over HTTP (p50, p99, requests/s),
- * and the same HTTP search while the index's /v1/search is loaded side by side. Printed, never asserted.
+ * validate, build the in-memory indexes), search latency in process (per query kind, with the GC pauses)
+ * and over HTTP (p50, p99, requests/s), the same HTTP search while the index's /v1/search is loaded side by
+ * side, and what a user meets: `hearth recipe-api serve` and `hearth index serve` spawned to their first 200
+ * on a search, then searched side by side, each in its own process. Printed, never asserted.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { documentHash } from '../core/hash.js';
 import { parseJson } from '../core/json-parse.js';
 import { parseJsonFast } from '../core/json-parse-fast.js';
@@ -17,11 +20,13 @@ import { createIndexServer } from '../services/index/server.js';
 import { loadCatalog } from '../services/recipe-api/catalog.js';
 import { type Json, rowOf } from '../services/recipe-api/rows.js';
 import { createRecipeApi } from '../services/recipe-api/server.js';
+import { cliKind, cpuMs, rssMb, spawnServer } from './spawn-server.js';
 import { report, summarize } from './stats.js';
 
 const COUNT = 2000;
 const dir = mkdtempSync(join(tmpdir(), 'hearth-recipe-api-bench-'));
 const recipes = join(dir, 'recipes');
+const site = join(dir, 'site');
 const QUERIES = [
   'q=lentil%20soup',
   'q=lentl%20soup',
@@ -34,6 +39,22 @@ const QUERIES = [
   'method=bake&cost_tier=budget',
   'ingredient=lentils&exclude_ingredient=onion',
 ];
+const WORDS = ['lentil soup', 'shakshuka', 'koshari', 'paella', 'creme brulee'];
+const apiPath = (i: number) => `/api/search?${QUERIES[i % QUERIES.length]}`;
+const indexPath = (i: number) => `/v1/search?q=${encodeURIComponent(WORDS[i % WORDS.length] as string)}&limit=20`;
+
+/** GC pauses of this process while `f` runs (count, longest, total). */
+async function withGc<T>(f: () => Promise<T>): Promise<{ out: T; n: number; max: number; total: number }> {
+  const pauses: number[] = [];
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) pauses.push(e.duration);
+  });
+  obs.observe({ entryTypes: ['gc'] });
+  const out = await f();
+  await new Promise((r) => setTimeout(r, 20));
+  obs.disconnect();
+  return { out, n: pauses.length, max: Math.max(0, ...pauses), total: pauses.reduce((a, b) => a + b, 0) };
+}
 
 async function httpRun(base: string, n: number, path: (i: number) => string): Promise<{ lat: number[]; perS: number }> {
   const lat: number[] = [];
@@ -47,8 +68,34 @@ async function httpRun(base: string, n: number, path: (i: number) => string): Pr
   return { lat, perS: (n * 1000) / (performance.now() - t0) };
 }
 
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
 try {
+  console.log(`load average before: ${loadavg()}`);
   writeCatalog(recipes, COUNT, 'bench', 'catalog');
+  const key = generateKeyFile({ kid: 'bench#k1', actor: 'bench', validFrom: '2026-01-01T00:00:00Z' });
+  buildIndex({ recipesDir: recipes, outDir: site, key });
+
+  // What a user meets: spawn to the first 200 on a search, the recipe API beside the index, rounds alternating.
+  const how = cliKind();
+  const spawned = { api: [] as number[], apiCpu: [] as number[], apiRss: [] as number[], idx: [] as number[], idxCpu: [] as number[] };
+  for (let i = 0; i < 5; i++) {
+    const a = await spawnServer(['recipe-api', 'serve', '--catalog', recipes, '--port', '0'], '/api/search?q=lentil%20soup');
+    spawned.api.push(a.ms);
+    spawned.apiCpu.push(cpuMs(a.pid));
+    spawned.apiRss.push(rssMb(a.pid));
+    await a.kill();
+    const x = await spawnServer(['index', 'serve', '--dir', site, '--port', '0'], '/v1/search?q=lentil%20soup');
+    spawned.idx.push(x.ms);
+    spawned.idxCpu.push(cpuMs(x.pid));
+    await x.kill();
+  }
+  report(`spawn to first 200 on /api/search, hearth recipe-api serve, ${COUNT} recipes (${how})`, spawned.api, 'ms', '< 1000 ms');
+  report('  its CPU time (user + system) at that point', spawned.apiCpu, 'ms');
+  report('  its resident memory at that point', spawned.apiRss, 'MB');
+  report(`spawn to first 200 on /v1/search, hearth index serve, same ${COUNT} recipes (${how})`, spawned.idx, 'ms');
+  report('  its CPU time (user + system) at that point', spawned.idxCpu, 'ms');
+
   const starts: number[] = [];
   const cpu: number[] = [];
   let api: ReturnType<typeof createRecipeApi> | undefined;
@@ -62,7 +109,7 @@ try {
     if (api) await a.app.close();
     else api = a;
   }
-  report(`start-up: load, validate and index ${COUNT} recipes, wall clock (3 runs)`, starts, 'ms', '< 1000 ms');
+  report(`start-up in process: load, validate and index ${COUNT} recipes, wall clock (3 runs)`, starts, 'ms', '< 1000 ms');
   report('start-up, CPU time of this process (user + system; less sensitive to other load)', cpu, 'ms');
 
   // Where start-up goes: each phase over the same files, in CPU ms (the strict parser beside the fast path).
@@ -82,46 +129,75 @@ try {
   phase('rows (screens, claims, nutrition)', () => docs.map((d, i) => rowOf(d, i)));
   phase('whole load (loadCatalog, with the search index)', () => loadCatalog(recipes));
   if (!api) throw new Error('no server');
+  const server = api;
 
-  const inproc: number[] = [];
-  for (let i = 0; i < 2000; i++) {
-    const t0 = performance.now();
-    await api.app.inject(`/api/search?${QUERIES[i % QUERIES.length]}`);
-    inproc.push(performance.now() - t0);
-  }
-  const s = summarize(inproc);
+  // In process, each query kind on its own: which kind makes the tail.
+  const perKind = new Map<string, number[]>(QUERIES.map((q) => [q, []]));
+  const inproc = await withGc(async () => {
+    const all: number[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const t0 = performance.now();
+      await server.app.inject(apiPath(i));
+      const ms = performance.now() - t0;
+      all.push(ms);
+      perKind.get(QUERIES[i % QUERIES.length] as string)?.push(ms);
+    }
+    return all;
+  });
+  const s = summarize(inproc.out);
   report(`search, in process (inject), p50 (${s.n} requests)`, [s.p50], 'ms');
   report('search, in process (inject), p99', [s.p99], 'ms', '< 10 ms');
+  for (const [q, lat] of perKind) {
+    const k = summarize(lat);
+    console.log(`  ${q}: p50 ${k.p50.toFixed(2)} / p99 ${k.p99.toFixed(2)} / max ${k.max.toFixed(2)} ms`);
+  }
+  console.log(`  GC pauses meanwhile: ${inproc.n}, longest ${inproc.max.toFixed(2)} ms, total ${inproc.total.toFixed(0)} ms`);
 
-  const base = await api.app.listen({ port: 0, host: '127.0.0.1' });
+  const base = await server.app.listen({ port: 0, host: '127.0.0.1' });
   await httpRun(base, 50, (i) => `/api/search?q=warm${i}`);
-  const alone = await httpRun(base, 1000, (i) => `/api/search?${QUERIES[i % QUERIES.length]}`);
-  const a = summarize(alone.lat);
+  const alone = await withGc(() => httpRun(base, 1000, apiPath));
+  const a = summarize(alone.out.lat);
   report('search over HTTP alone, p50', [a.p50], 'ms');
   report('search over HTTP alone, p99', [a.p99], 'ms', '< 10 ms');
-  report('search over HTTP alone, sequential requests/s', [alone.perS], 'req/s');
+  report('search over HTTP alone, sequential requests/s', [alone.out.perS], 'req/s');
+  console.log(`  GC pauses meanwhile: ${alone.n}, longest ${alone.max.toFixed(2)} ms, total ${alone.total.toFixed(0)} ms`);
 
-  // Side by side: the index built from the same recipes, searched at the same time from the same process.
-  const key = generateKeyFile({ kid: 'bench#k1', actor: 'bench', validFrom: '2026-01-01T00:00:00Z' });
-  buildIndex({ recipesDir: recipes, outDir: join(dir, 'site'), key });
-  const index = createIndexServer({ dir: join(dir, 'site'), ratePerSecond: 1e6, burst: 1e6 });
+  // Side by side in one process: the index built from the same recipes, searched at the same time (both
+  // servers and both clients share this event loop, so each waits behind the other's work).
+  const index = createIndexServer({ dir: site, ratePerSecond: 1e6, burst: 1e6 });
   const ibase = await index.app.listen({ port: 0, host: '127.0.0.1' });
-  const words = ['lentil soup', 'shakshuka', 'koshari', 'paella', 'creme brulee'];
-  const [both, idx] = await Promise.all([
-    httpRun(base, 1000, (i) => `/api/search?${QUERIES[i % QUERIES.length]}`),
-    httpRun(ibase, 1000, (i) => `/v1/search?q=${encodeURIComponent(words[i % words.length] as string)}&limit=20`),
-  ]);
+  const [both, idx] = await Promise.all([httpRun(base, 1000, apiPath), httpRun(ibase, 1000, indexPath)]);
   const b = summarize(both.lat);
   const x = summarize(idx.lat);
-  report('search over HTTP beside the index search, p50', [b.p50], 'ms');
-  report('search over HTTP beside the index search, p99', [b.p99], 'ms', '< 10 ms');
-  report('search over HTTP beside the index search, requests/s', [both.perS], 'req/s');
+  report('search over HTTP beside the index search, one process, p50', [b.p50], 'ms');
+  report('search over HTTP beside the index search, one process, p99', [b.p99], 'ms', '< 10 ms');
+  report('search over HTTP beside the index search, one process, requests/s', [both.perS], 'req/s');
   report('index /v1/search at the same time, p99', [x.p99], 'ms');
   report('index /v1/search at the same time, requests/s', [idx.perS], 'req/s');
   const mem = process.memoryUsage();
   report('heap used with both servers', [mem.heapUsed / 1048576], 'MiB');
   await index.app.close();
-  await api.app.close();
+  await server.app.close();
+
+  // Side by side as deployed: each server in its own process (the commands above), the clients here.
+  const ra = await spawnServer(['recipe-api', 'serve', '--catalog', recipes, '--port', '0'], '/api/search?q=lentil%20soup');
+  const ix = await spawnServer(
+    ['index', 'serve', '--dir', site, '--port', '0', '--rate', '1000000', '--burst', '1000000'],
+    '/v1/search?q=soup',
+  );
+  try {
+    await httpRun(ra.url, 200, apiPath);
+    const [rb, ib] = await Promise.all([httpRun(ra.url, 1000, apiPath), httpRun(ix.url, 1000, indexPath)]);
+    const r = summarize(rb.lat);
+    report(`search beside the index search, own processes (${how}), p50`, [r.p50], 'ms');
+    report(`search beside the index search, own processes (${how}), p99`, [r.p99], 'ms', '< 10 ms');
+    report('  index /v1/search at the same time, p99', [summarize(ib.lat).p99], 'ms');
+    report('  resident memory of hearth recipe-api serve after the run', [rssMb(ra.pid)], 'MB');
+  } finally {
+    await ra.kill();
+    await ix.kill();
+  }
+  console.log(`load average after: ${loadavg()}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -12,6 +12,7 @@ import { validate } from '../../schemas/index.js';
 import type { RecipeFacts } from '../index/entry.js';
 import { SearchIndex } from '../index/search.js';
 import { assignCostTiers, type Json, type Row, rowOf } from './rows.js';
+import { type IngredientWordIndex, ingredientWordIndex } from './words.js';
 
 export class CatalogError extends Error {
   constructor(message: string) {
@@ -28,6 +29,8 @@ export interface Catalog {
   costTiers?: { budgetMax: number; midMax: number };
   /** Ingredient name → rows using it. */
   ingredients: Map<string, Row[]>;
+  /** Singular ingredient word → rows with an ingredient holding it (the ingredient filters look rows up here). */
+  ingredientWords: IngredientWordIndex;
   devices: Map<string, Json>;
   certifications: Json[];
 }
@@ -154,6 +157,7 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
     byId,
     search: new SearchIndex(rows.map(factsOf)),
     ingredients,
+    ingredientWords: ingredientWordIndex(rows),
     devices: loadDevices(),
     certifications: loadCertifications(opts.certificationsDir),
   };

@@ -51,7 +51,29 @@ function usable(r: Row, claim: string) {
   return c;
 }
 
-export function dietVerdict(r: Row, diet: string, publishedOnly = false): DietVerdict {
+const verdicts = new WeakMap<Row, Map<string, Readonly<DietVerdict>>>();
+
+/**
+ * The verdict of one diet on one recipe. Rows do not change after load, so each (row, diet, basis) verdict is
+ * worked out once and kept: a listing filtered by diet then reads it instead of re-screening every row.
+ */
+export function dietVerdict(r: Row, diet: string, publishedOnly = false): Readonly<DietVerdict> {
+  if (!isDiet(diet)) return computeVerdict(r, diet, publishedOnly);
+  let byDiet = verdicts.get(r);
+  if (byDiet === undefined) {
+    byDiet = new Map();
+    verdicts.set(r, byDiet);
+  }
+  const key = publishedOnly ? `${diet}+published` : diet;
+  let v = byDiet.get(key);
+  if (v === undefined) {
+    v = Object.freeze(computeVerdict(r, diet, publishedOnly));
+    byDiet.set(key, v);
+  }
+  return v;
+}
+
+function computeVerdict(r: Row, diet: string, publishedOnly: boolean): DietVerdict {
   const d = diet === 'kosher_parve' || diet === 'parve' ? 'pareve' : diet;
   if (d === 'halal') {
     const c = usable(r, 'halal');
@@ -81,6 +103,8 @@ export function dietVerdict(r: Row, diet: string, publishedOnly = false): DietVe
   return { ok: breakers.length === 0, basis: 'inferred', ...(breakers.length ? { note: `ingredient names: ${breakers.join(', ')}` } : {}) };
 }
 
+const DIET_SET = new Set([...DIETS, 'parve', 'kosher_parve']);
+
 export function isDiet(d: string): boolean {
-  return DIETS.includes(d) || d === 'parve' || d === 'kosher_parve';
+  return DIET_SET.has(d);
 }

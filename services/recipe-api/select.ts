@@ -11,6 +11,9 @@ import { dietVerdict, isDiet } from './diets.js';
 import { countryCode } from './names.js';
 import { ApiError, bool, integer, list, number, oneOf, type Query, str } from './params.js';
 import type { Row } from './rows.js';
+import { singular, singularWords } from './words.js';
+
+export { singular } from './words.js';
 
 const METHOD_ALIASES: Record<string, string> = {
   baking: 'bake',
@@ -54,38 +57,54 @@ export function methodName(v: string): string {
   return METHOD_ALIASES[low] ?? METHOD_ALIASES[low.replace(/_/g, '-')] ?? low;
 }
 
-/** Does the recipe use an ingredient (folded words of the query all appear in one ingredient name)? */
 /** Whether some ingredient of `r` holds every word of `name` (singular forms). */
 export function usesIngredient(r: Row, name: string): boolean {
-  return ingredientMatcher(name)(r);
-}
-
-/** The test of `usesIngredient` for one name, folded once (a list filter runs it on every row). */
-export function ingredientMatcher(name: string): (r: Row) => boolean {
   const want = tokens(name).map(singular);
+  return want.length > 0 && r.ingredients.some((i) => want.every((w) => singularWords(i).has(w)));
+}
+
+/**
+ * The test of `usesIngredient` for one name, folded once, answered from the catalog's word index: a row
+ * qualifies only if every word is in its index entry; with several words the one-ingredient rule is then
+ * checked on those rows alone.
+ */
+export function ingredientMatcher(cat: Catalog, name: string): (r: Row) => boolean {
+  const want = [...new Set(tokens(name).map(singular))];
   if (want.length === 0) return () => false;
-  return (r) => r.ingredients.some((i) => want.every((w) => singularWords(i).has(w)));
-}
-
-const singulars = new WeakMap<Row['ingredients'][number], Set<string>>();
-
-function singularWords(i: Row['ingredients'][number]): Set<string> {
-  let set = singulars.get(i);
-  if (set === undefined) {
-    set = new Set(i.words.map(singular));
-    singulars.set(i, set);
-  }
-  return set;
-}
-
-export function singular(w: string): string {
-  if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
-  if (w.length > 4 && /(ches|shes|oes|sses)$/.test(w)) return w.slice(0, -2);
-  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
-  return w;
+  const sets = want.map((w) => cat.ingredientWords.get(w));
+  if (sets.some((s) => s === undefined)) return () => false;
+  const [first, ...rest] = (sets as Set<number>[]).sort((a, b) => a.size - b.size);
+  if (rest.length === 0) return (r) => (first as Set<number>).has(r.idx);
+  const candidates = new Set([...(first as Set<number>)].filter((idx) => rest.every((s) => s.has(idx))));
+  return (r) => candidates.has(r.idx) && r.ingredients.some((i) => want.every((w) => singularWords(i).has(w)));
 }
 
 type Pred = (r: Row) => boolean;
+
+/** Whether some value of `have` (upper-cased when `upper`) is in `want`; a loop, so no closure per row. */
+function someIn(have: readonly string[], want: readonly string[], upper = false): boolean {
+  for (let i = 0; i < have.length; i++) if (want.includes(upper ? (have[i] as string).toUpperCase() : (have[i] as string))) return true;
+  return false;
+}
+
+const dietMasks = new WeakMap<readonly Row[], Map<string, Uint8Array>>();
+
+/** 1 for each row (by `idx`) the diet holds for: worked out once per catalog, diet and basis, then read. */
+function dietMask(all: readonly Row[], diet: string, publishedOnly: boolean): Uint8Array {
+  let byDiet = dietMasks.get(all);
+  if (byDiet === undefined) {
+    byDiet = new Map();
+    dietMasks.set(all, byDiet);
+  }
+  const key = publishedOnly ? `${diet}+published` : diet;
+  let mask = byDiet.get(key);
+  if (mask === undefined) {
+    mask = new Uint8Array(all.length);
+    for (const r of all) mask[r.idx] = dietVerdict(r, diet, publishedOnly).ok ? 1 : 0;
+    byDiet.set(key, mask);
+  }
+  return mask;
+}
 
 function range(q: Query, min: string, max: string, get: (r: Row) => number | undefined, preds: Pred[]): void {
   const lo = number(q, min);
@@ -137,14 +156,14 @@ export function select(cat: Catalog, q: Query, fixed: { method?: string; diet?: 
     preds.push((r) => s.has(r.idx));
   }
   const codes = [...(list(q, 'cuisine') ?? []), ...(list(q, 'country') ?? [])].map(countryCode);
-  if (codes.length) preds.push((r) => r.cuisine.some((c) => codes.includes(c.toUpperCase())));
+  if (codes.length) preds.push((r) => someIn(r.cuisine, codes, true));
   const courses = list(q, 'course')?.map((c) => c.toLowerCase());
   if (courses) preds.push((r) => !!r.course && courses.includes(r.course));
   const tags = list(q, 'tag')?.map(foldText);
   if (tags) preds.push((r) => tags.every((t) => r.tags.some((x) => foldText(x) === t)));
   if (!fixed.method && list(q, 'method')) {
     const any = (list(q, 'method') ?? []).map(methodName);
-    preds.push((r) => any.some((m) => r.methods.includes(m)));
+    preds.push((r) => someIn(r.methods, any));
   }
   if (fixed.method) {
     const m = methodName(fixed.method);
@@ -163,15 +182,16 @@ export function select(cat: Catalog, q: Query, fixed: { method?: string; diet?: 
   const diets = [...new Set((fixed.diet ? [fixed.diet] : (list(q, 'diet') ?? [])).map((d) => d.toLowerCase().replace(/[\s-]+/g, '_')))];
   for (const d of diets) {
     if (!isDiet(d)) throw new ApiError(400, 'bad_request', `unknown diet ${JSON.stringify(d)}; see /api/diets`);
-    preds.push((r) => dietVerdict(r, d, publishedOnly).ok);
+    const ok = dietMask(cat.rows, d, publishedOnly);
+    preds.push((r) => ok[r.idx] === 1);
   }
   const allergenFree = list(q, 'allergen_free');
   if (allergenFree) preds.push((r) => !allergenFree.some((a) => r.allergenInfo.contains.includes(a)));
-  for (const name of list(q, 'ingredient') ?? []) preds.push(ingredientMatcher(name));
-  const anyIng = list(q, 'ingredient_any')?.map(ingredientMatcher);
+  for (const name of list(q, 'ingredient') ?? []) preds.push(ingredientMatcher(cat, name));
+  const anyIng = list(q, 'ingredient_any')?.map((name) => ingredientMatcher(cat, name));
   if (anyIng) preds.push((r) => anyIng.some((m) => m(r)));
   for (const name of list(q, 'exclude_ingredient') ?? []) {
-    const m = ingredientMatcher(name);
+    const m = ingredientMatcher(cat, name);
     preds.push((r) => !m(r));
   }
   const excludeText = list(q, 'exclude_text')?.flatMap((t) => tokens(t));
@@ -244,7 +264,15 @@ export function select(cat: Catalog, q: Query, fixed: { method?: string; diet?: 
   }
   if (bool(q, 'kids') === false) preds.push((r) => !r.kids.ok);
   if (kids) preds.push((r) => r.kids.ok);
-  const rows = cat.rows.filter((r) => preds.every((p) => p(r)));
+  // A plain loop: no closure per row (a listing visits every row of the catalog on each request).
+  const rows: Row[] = [];
+  const all = cat.rows;
+  const n = preds.length;
+  next: for (let i = 0; i < all.length; i++) {
+    const r = all[i] as Row;
+    for (let k = 0; k < n; k++) if (!(preds[k] as Pred)(r)) continue next;
+    rows.push(r);
+  }
   return { rows, all: cat.rows, diets, kids, ...(scores ? { scores } : {}) };
 }
 
@@ -252,7 +280,7 @@ const ranks = new WeakMap<readonly Row[], Int32Array>();
 
 /**
  * Each row's place in the catalog ordered by English title (localeCompare), equal titles sharing a place:
- * computed once per catalog, so sorting a request's rows by name compares integers, in the same order.
+ * computed once per catalog, so ordering by name compares integers, in the same order.
  */
 export function nameRanks(all: readonly Row[]): Int32Array {
   let rank = ranks.get(all);
@@ -267,6 +295,44 @@ export function nameRanks(all: readonly Row[]): Int32Array {
   });
   ranks.set(all, rank);
   return rank;
+}
+
+const byId = (a: Row, b: Row) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** The comparator of one sort key and direction over the whole catalog (missing values last, then id). */
+function comparator(all: readonly Row[], key: string, desc: boolean): (a: Row, b: Row) => number {
+  if (key === 'name') {
+    const rank = nameRanks(all);
+    return (a, b) => (desc ? -1 : 1) * ((rank[a.idx] as number) - (rank[b.idx] as number)) || byId(a, b);
+  }
+  const get = METRICS[key] as (r: Row) => number | undefined;
+  return (a, b) => {
+    const x = get(a);
+    const y = get(b);
+    if (x === undefined || y === undefined) return (x === undefined ? 1 : 0) - (y === undefined ? 1 : 0) || byId(a, b);
+    return (desc ? y - x : x - y) || byId(a, b);
+  };
+}
+
+const orders = new WeakMap<readonly Row[], Map<string, readonly Row[]>>();
+
+/**
+ * The whole catalog in the order of one sort key and direction, sorted once per catalog and kept: a request
+ * then takes its rows in that order in one pass instead of sorting them (a listing can hold most of the catalog).
+ */
+export function catalogOrder(all: readonly Row[], key: string, desc: boolean): readonly Row[] {
+  let byKey = orders.get(all);
+  if (byKey === undefined) {
+    byKey = new Map();
+    orders.set(all, byKey);
+  }
+  const name = `${desc ? '-' : ''}${key}`;
+  let order = byKey.get(name);
+  if (order === undefined) {
+    order = [...all].sort(comparator(all, key, desc));
+    byKey.set(name, order);
+  }
+  return order;
 }
 
 function ageBand(v: string): string | undefined {
@@ -284,7 +350,6 @@ export function sortRows(sel: Selection, q: Query): void {
   const desc = raw?.startsWith('-') ?? false;
   const key = raw?.replace(/^-/, '') ?? (sel.scores ? 'relevance' : 'name');
   if (!SORTS.includes(key)) throw new ApiError(400, 'bad_request', `sort must be one of ${SORTS.join(', ')} (prefix - for descending)`);
-  const byId = (a: Row, b: Row) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   const kidsFirst = (a: Row, b: Row) => (sel.kids ? (b.kidsRecipe ? 1 : 0) - (a.kidsRecipe ? 1 : 0) : 0);
   if (key === 'random') {
     const rand = mulberry32(Number.parseInt(sha256Hex(`sort:${str(q, 'seed') ?? ''}`).slice(0, 8), 16));
@@ -297,20 +362,11 @@ export function sortRows(sel: Selection, q: Query): void {
     sel.rows.sort((a, b) => kidsFirst(a, b) || (s.get(b.idx) ?? 0) - (s.get(a.idx) ?? 0) || byId(a, b));
     return;
   }
-  if (key === 'name') {
-    const rank = nameRanks(sel.all);
-    sel.rows.sort((a, b) => kidsFirst(a, b) || (desc ? -1 : 1) * ((rank[a.idx] as number) - (rank[b.idx] as number)) || byId(a, b));
-    return;
-  }
-  const get = METRICS[key] as (r: Row) => number | undefined;
-  sel.rows.sort((a, b) => {
-    const k = kidsFirst(a, b);
-    if (k) return k;
-    const x = get(a);
-    const y = get(b);
-    if (x === undefined || y === undefined) return (x === undefined ? 1 : 0) - (y === undefined ? 1 : 0) || byId(a, b);
-    return (desc ? y - x : x - y) || byId(a, b);
-  });
+  // Name and metric sorts: the selected rows, taken in the catalog's kept order (then kids recipes first).
+  const chosen = new Uint8Array(sel.all.length);
+  for (const r of sel.rows) chosen[r.idx] = 1;
+  const ordered = catalogOrder(sel.all, key, desc).filter((r) => chosen[r.idx] === 1);
+  sel.rows = sel.kids ? [...ordered.filter((r) => r.kidsRecipe), ...ordered.filter((r) => !r.kidsRecipe)] : ordered;
 }
 
 export interface Page {

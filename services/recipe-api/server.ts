@@ -14,6 +14,7 @@ import { openApiDocument } from './openapi.js';
 import { OPERATIONS } from './operations.js';
 import { ApiError, type Query } from './params.js';
 import type { Json } from './rows.js';
+import { catalogOrder } from './select.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -45,6 +46,8 @@ function send(reply: FastifyReply, status: number, error: string, detail: string
  */
 export function createRecipeApi(opts: RecipeApiOptions): RecipeApi {
   const catalog = loadCatalog(opts.dir, opts);
+  // Listings without q are ordered by name: keep that order ready before the first request.
+  catalogOrder(catalog.rows, 'name', false);
   const hub: HubTokens | undefined = opts.hubData !== undefined ? openHubTokens(opts.hubData) : undefined;
   const app = Fastify({
     logger: opts.logger ?? false,

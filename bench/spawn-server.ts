@@ -1,0 +1,85 @@
+/**
+ * Spawning a `hearth` server command as a user would (node bin/hearth.mjs ...) and timing it to its first
+ * 200 on a given path; CPU time and resident memory of the child read from /proc. For benchmarks only.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Which CLI bin/hearth.mjs runs here: the compiled one (what users run) or the sources through tsx. */
+export function cliKind(): string {
+  return existsSync(join(root, 'dist/runtime/cli/run.js'))
+    ? 'compiled dist/ when fresh'
+    : 'source via tsx (npm run build for the real figure)';
+}
+
+export interface Spawned {
+  /** Spawn to the first 200 on the probe path, ms. */
+  ms: number;
+  pid: number;
+  url: string;
+  kill: () => Promise<void>;
+}
+
+/**
+ * Spawn `hearth ARGS` (a server that prints its URL, `... at http://host:port`), then ask `probe` until it
+ * answers 200. Rejects after 60 s, or when the process exits first.
+ */
+export function spawnServer(args: string[], probe: string): Promise<Spawned> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [join(root, 'bin/hearth.mjs'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const kill = () =>
+    new Promise<void>((r) => {
+      if (child.exitCode !== null) return r();
+      child.once('exit', () => r());
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no answer within 60 s: ${out}${err}`));
+    }, 60_000);
+    const onExit = (code: number | null) => {
+      clearTimeout(timer);
+      reject(new Error(`hearth ${args.join(' ')} exited ${code}: ${out}${err}`));
+    };
+    child.once('exit', onExit);
+    child.stdout.on('data', async (d: Buffer) => {
+      const had = /at (http:\/\/\S+)/.test(out);
+      out += d.toString();
+      const m = /at (http:\/\/\S+)/.exec(out);
+      if (!m || had) return;
+      const url = m[1] as string;
+      for (;;) {
+        const res = await fetch(`${url}${probe}`).catch(() => undefined);
+        await res?.arrayBuffer();
+        if (res?.status === 200) break;
+        if (child.exitCode !== null) return;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      const ms = performance.now() - t0;
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      resolve({ ms, pid: child.pid as number, url, kill });
+    });
+  });
+}
+
+/** CPU time (user + system) a process has used so far, in ms (clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
