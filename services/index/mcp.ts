@@ -12,6 +12,8 @@ import { jsonSchema } from '../../platform/mcp/schema.js';
 import type { AdviceRequest } from '../advice/index.js';
 import { adviceRequestSchema, askSchema } from '../advice/request-schema.js';
 import { adviseStateless, askStateless } from '../advice/stateless.js';
+import { EMPTY_MARKET, type Market } from '../market/documents.js';
+import { type OfferQuery, offerQuerySchema, searchOffers } from '../market/search.js';
 import { markRecalled, recipeOf } from './catalog.js';
 import { SVC_VERSION } from './documents.js';
 import { durationSeconds, indexEntry, type Json, LEVELS, type Level } from './entry.js';
@@ -65,7 +67,7 @@ interface PreviewArgs {
 }
 
 /** One MCP server instance (the handler makes one per request; the catalog is shared). */
-export function indexMcpServer(store: CatalogStore, now: () => Date): McpServer {
+export function indexMcpServer(store: CatalogStore, now: () => Date, market: () => Market = () => EMPTY_MARKET): McpServer {
   const server = new McpServer({ name: 'hearth-index', version: SVC_VERSION });
   const readOnly = { readOnlyHint: true, openWorldHint: false };
   server.registerTool(
@@ -208,6 +210,16 @@ export function indexMcpServer(store: CatalogStore, now: () => Date): McpServer 
   advice<{ text: string; lang?: string }>('ask', 'Free text mapped onto an advice intent, then answered statelessly.', askSchema, (a) => ({
     ...askStateless(() => store.get(), now, a),
   }));
+  server.registerTool(
+    'search_offers',
+    {
+      description:
+        "Search the offers of the index's market pages: free text (q) and filters on type, ingredientId, recipeId, provider, country, credential, maxPrice with currency, inStock. Sponsored offers are labelled; prices are the providers'.",
+      annotations: readOnly,
+      inputSchema: jsonSchema<OfferQuery>(offerQuerySchema),
+    },
+    async (args: OfferQuery) => dataResult({ version: store.get().version, ...searchOffers(market(), args) } as unknown as Json),
+  );
   return server;
 }
 
@@ -222,8 +234,14 @@ export function mcpAllowedHosts(bindHost: string): string[] | undefined {
  * Mount POST/GET/DELETE /v1/mcp on `app`, bridging fastify to the SDK's web-standard handler. With
  * `allowedHosts`, the SDK's fastify hooks refuse other `Host` and `Origin` names with 403.
  */
-export function mountMcp(app: FastifyInstance, store: CatalogStore, now: () => Date, allowedHosts?: string[]): () => Promise<void> {
-  const handler = createMcpHandler(() => indexMcpServer(store, now));
+export function mountMcp(
+  app: FastifyInstance,
+  store: CatalogStore,
+  now: () => Date,
+  allowedHosts?: string[],
+  market: () => Market = () => EMPTY_MARKET,
+): () => Promise<void> {
+  const handler = createMcpHandler(() => indexMcpServer(store, now, market));
   const serve = (req: FastifyRequest, reply: FastifyReply) => serveMcp(req, reply, handler);
   const guards = allowedHosts ? [hostHeaderValidation(allowedHosts), originValidation(allowedHosts)] : [];
   app.route({ method: ['POST', 'GET', 'DELETE'], url: '/v1/mcp', onRequest: guards, handler: serve });

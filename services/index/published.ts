@@ -4,6 +4,7 @@
  * Each kind has one page, `{svc, note, entries}`, written even when empty so a client never guesses whether a
  * page exists. A document of any other kind is refused with its path: nothing is skipped in silence.
  */
+import { MarketDocumentError, readMarketDocument } from '../market/documents.js';
 import type { Json } from './entry.js';
 import { BuildInputError } from './sources.js';
 
@@ -118,24 +119,21 @@ export class PublishedDocuments {
     const list = this.entries.get(page) ?? [];
     this.entries.set(page, list);
     switch (kind) {
-      case 'OfferFeed': {
-        const provider = doc.provider && typeof doc.provider === 'object' ? str(doc.provider as Json, 'id') : str(doc, 'provider');
-        if (!Array.isArray(doc.offers)) throw new BuildInputError(`${file}: OfferFeed needs "offers" (an array)`);
-        doc.offers.forEach((o, i) => {
-          if (typeof o !== 'object' || o === null || Array.isArray(o))
-            throw new BuildInputError(`${file}: offer ${i + 1} is not an object`);
-          const offer = { ...(o as Json) };
-          if (offer.provider === undefined && provider !== undefined) offer.provider = provider;
-          need(file, `offer ${i + 1}`, offer, ['id', 'provider']);
-          list.push({ key: `${offer.provider as string} ${offer.id as string}`, file, doc: offer });
-        });
+      case 'OfferFeed':
+      case 'Offer':
+      case 'Provider': {
+        // Checked against market.schema.json (services/market): a bad one stops the build with its file and fault.
+        let r: ReturnType<typeof readMarketDocument>;
+        try {
+          r = readMarketDocument(file, doc);
+        } catch (err) {
+          if (err instanceof MarketDocumentError) throw new BuildInputError(err.message);
+          throw err;
+        }
+        if (r.provider) list.push({ key: r.provider.id, file, doc });
+        for (const offer of r.offers) list.push({ key: `${offer.provider} ${offer.id}`, file, doc: offer });
         return;
       }
-      case 'Offer':
-        need(file, kind, doc, ['id', 'provider']);
-        list.push({ key: `${doc.provider as string} ${doc.id as string}`, file, doc });
-        return;
-      case 'Provider':
       case 'Program':
         need(file, kind, doc, ['id', 'name']);
         break;

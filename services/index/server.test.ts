@@ -160,7 +160,15 @@ t.test('MCP through the SDK client: list tools, search, get a recipe as data', a
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/v1/mcp`)));
   t.teardown(() => client.close());
   const tools = await client.listTools();
-  t.same(tools.tools.map((x) => x.name).sort(), ['advise', 'ask', 'get_recipe', 'match_kitchen', 'plan_preview', 'search_recipes']);
+  t.same(tools.tools.map((x) => x.name).sort(), [
+    'advise',
+    'ask',
+    'get_recipe',
+    'match_kitchen',
+    'plan_preview',
+    'search_offers',
+    'search_recipes',
+  ]);
   const found = await client.callTool({ name: 'search_recipes', arguments: { query: 'koshary', limit: 5 } });
   const sc = found.structuredContent as { items: { id: string }[] };
   t.ok(sc.items.some((i) => i.id === 'example-koshari'));
@@ -266,5 +274,5 @@ t.test('with allowed hosts, /v1/mcp refuses a foreign Host or Origin (DNS rebind
   const client = new Client({ name: 'index-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/v1/mcp`)));
   t.teardown(() => client.close());
-  t.ok((await client.listTools()).tools.length === 6, 'a local client still works');
+  t.ok((await client.listTools()).tools.length === 7, 'a local client still works');
 });

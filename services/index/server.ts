@@ -1,6 +1,6 @@
 /**
  * `hearth index serve`: the static files of a built index plus the dynamic endpoints GET /v1/search,
- * POST /v1/match and /v1/mcp. Dynamic endpoints are limited per client IP (token bucket, 429 `rate-limited`
+ * GET /v1/offers, POST /v1/match and /v1/mcp. Dynamic endpoints are limited per client IP (token bucket, 429 `rate-limited`
  * with Retry-After); static files are not. Errors are problem documents.
  */
 import { readFileSync } from 'node:fs';
@@ -12,11 +12,13 @@ import { PROBLEM_JSON, ProblemError } from '../../platform/http/problems.js';
 import type { AdviceRequest } from '../advice/index.js';
 import { adviceRequestSchema } from '../advice/request-schema.js';
 import { adviseStateless } from '../advice/stateless.js';
+import { type OfferQuery, offerQueryFromUrl, searchOffers } from '../market/search.js';
 import { markRecalled } from './catalog.js';
 import { agentCard, DEFAULT_SITE_NAME, PATHS } from './documents.js';
 import { INDEX_GRAPHQL_PATH, mountIndexGraphql } from './graphql.js';
 import { MatchInputError, matchKitchen } from './match.js';
 import { mountMcp } from './mcp.js';
+import { OfferPages } from './offers.js';
 import { RateLimiter } from './rate-limit.js';
 import { lang, paging, searchQuery } from './search-query.js';
 import { StaticFiles } from './static.js';
@@ -39,7 +41,7 @@ export interface IndexServerOptions {
   mcpAllowedHosts?: string[];
 }
 
-const DYNAMIC = new Set(['/v1/search', '/v1/match', '/v1/mcp', INDEX_GRAPHQL_PATH]);
+const DYNAMIC = new Set(['/v1/search', '/v1/match', '/v1/offers', '/v1/mcp', INDEX_GRAPHQL_PATH]);
 
 /** The index's name from its discovery document (the default when it cannot be read). */
 function siteName(dir: string): string {
@@ -95,6 +97,18 @@ export function createIndexServer(opts: IndexServerOptions): IndexServer {
     return { version: cat.version, ...r, items: markRecalled(cat, r.items) };
   });
 
+  // The offers of the market pages, searchable (services/market/search.ts); the pages themselves stay static.
+  const offers = new OfferPages(opts.dir, () => store.get().version);
+  app.get('/v1/offers', async (req) => {
+    let q: OfferQuery;
+    try {
+      q = offerQueryFromUrl((req.query ?? {}) as Record<string, unknown>);
+    } catch (err) {
+      throw new ProblemError('validation-failed', (err as Error).message);
+    }
+    return { version: store.get().version, ...searchOffers(offers.get(), q) };
+  });
+
   app.post('/v1/match', async (req) => {
     const q = (req.query ?? {}) as Record<string, unknown>;
     const cat = store.get();
@@ -119,7 +133,7 @@ export function createIndexServer(opts: IndexServerOptions): IndexServer {
     async (req) => adviseStateless(() => store.get(), now, { ...(req.body as AdviceRequest), intent: req.params.intent }),
   );
 
-  const closeMcp = mountMcp(app, store, now, opts.mcpAllowedHosts);
+  const closeMcp = mountMcp(app, store, now, opts.mcpAllowedHosts, () => offers.get());
   const graphql = mountIndexGraphql(app, () => store.get(), base);
   app.addHook('onClose', async () => {
     await closeMcp();
