@@ -229,7 +229,8 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
     const scope = req.idempotency;
     if (!scope) return payload;
     req.idempotency = null;
-    if (reply.statusCode >= 500 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
+    // A 5xx or a 429 (come back later) is no answer to the request: a retry with the same key runs it.
+    if (reply.statusCode >= 500 || reply.statusCode === 429 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
       await store.abandon(scope);
       return payload;
     }

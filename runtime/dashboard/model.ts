@@ -1,11 +1,13 @@
 /**
  * What the dashboard shows, kept from the event bus: the latest reading of every sensor and a downsampled
  * history (one point per sensor per second of device time, the last `windowMs`), heater power, the safety state
- * with any latched trip and its hint, the current execution and step, and recent sessions with their open tasks.
+ * with any latched trip and its hint, the current execution and step, recent sessions with their open tasks, and
+ * the household's notifications (runtime/hub/notify.ts) until someone acknowledges them.
  * `snapshot()` is the page's first paint; `subscribe()` streams the changes.
  */
 import type { AppContext } from '../app/context.js';
 import type { ExecutionStatus } from '../executor/types.js';
+import { forHousehold } from '../hub/notify.js';
 import { type CookingView, cookingView, type SensorLimit, sensorLimits } from './cooking.js';
 
 export interface SessionsSource {
@@ -20,7 +22,22 @@ export type DashboardMessage =
   | { type: 'heater'; heater: string; power: number; at: string }
   | { type: 'safety'; safety: SafetyView }
   | { type: 'execution'; execution: ExecutionStatus | null; cooking: CookingView | null; limits: Record<string, SensorLimit> }
-  | { type: 'sessions'; sessions: unknown[]; tasks: unknown[] };
+  | { type: 'sessions'; sessions: unknown[]; tasks: unknown[] }
+  | { type: 'notices'; notices: NoticeView[] };
+
+/** A notification for the household on the screen (runtime/hub/notify.ts), until acknowledged or expired. */
+export interface NoticeView {
+  id: string;
+  urgency: string;
+  message: Record<string, string>;
+  at: string;
+  from: string;
+  relatesTo?: string;
+  expiresAt?: string;
+}
+
+/** How many notices the screen holds (the oldest goes first). */
+const MAX_NOTICES = 5;
 
 export interface SafetyView {
   latched: boolean;
@@ -40,6 +57,7 @@ export class DashboardModel {
   private readonly listeners = new Set<(m: DashboardMessage) => void>();
   private readonly offs: Array<() => void> = [];
   private lastExecution: string | undefined;
+  private notices: NoticeView[] = [];
 
   constructor(
     private readonly ctx: AppContext,
@@ -63,6 +81,7 @@ export class DashboardModel {
       }),
       bus.on('session.updated', () => this.sendSessions()),
       bus.on('task.updated', () => this.sendSessions()),
+      bus.on('notify', (e) => this.onNotice(e.kind, e.notification)),
     );
   }
 
@@ -100,7 +119,36 @@ export class DashboardModel {
       cooking: cookingView(this.ctx, execution),
       limits: sensorLimits(this.ctx, execution),
       ...this.sessionLists(),
+      notices: this.currentNotices(),
     };
+  }
+
+  /** The household's notices on screen: newest last, without the expired ones. */
+  currentNotices(): NoticeView[] {
+    const now = this.ctx.clock.now();
+    this.notices = this.notices.filter((n) => n.expiresAt === undefined || Date.parse(n.expiresAt) > now);
+    return [...this.notices];
+  }
+
+  private onNotice(kind: 'message' | 'acknowledged', n: Record<string, unknown>): void {
+    const audience = Array.isArray(n.audience) ? (n.audience as string[]) : [];
+    if (!forHousehold(audience)) return;
+    const id = String(n.id);
+    if (kind === 'acknowledged') this.notices = this.notices.filter((x) => x.id !== id);
+    else {
+      const from = n.from as { kind?: string } | undefined;
+      this.notices.push({
+        id,
+        urgency: String(n.urgency),
+        message: n.message as Record<string, string>,
+        at: String(n.at),
+        from: from?.kind ?? 'unknown',
+        ...(typeof n.relatesTo === 'string' ? { relatesTo: n.relatesTo } : {}),
+        ...(typeof n.expiresAt === 'string' ? { expiresAt: n.expiresAt } : {}),
+      });
+      if (this.notices.length > MAX_NOTICES) this.notices.splice(0, this.notices.length - MAX_NOTICES);
+    }
+    this.send({ type: 'notices', notices: this.currentNotices() });
   }
 
   safety(): SafetyView {

@@ -55,6 +55,11 @@ export interface BusEvents {
     total?: { amount: number; currency: string };
     state?: string;
   };
+  /**
+   * A notification for people or devices (runtime/hub/notify.ts): sent (`message`) or acknowledged. `notification`
+   * is the stored Notification (id, audience, urgency, message, …); `sessionId` when it relates to a session.
+   */
+  notify: { kind: 'message' | 'acknowledged'; at: string; sessionId?: string; notification: Record<string, unknown> };
   /** The fleet bridge (runtime/mqtt/fleet-bridge.ts) changed state. */
   'bridge.state': { state: string; url: string; queued: number; dropped: number; at: string; message?: string };
 }

@@ -33,6 +33,8 @@ export const EVENT_TYPES = [
   'svc.quote.received',
   'svc.order.created',
   'svc.order.approved',
+  'svc.notify.message',
+  'svc.notify.acknowledged',
 ] as const;
 
 /** The structured-mode JSON of one event. Extension attributes are lower-case, per CloudEvents 1.0. */
@@ -148,6 +150,38 @@ function safetyShape(p: SafetyPayload): EventShape {
   };
 }
 
+/** svcpriority of a notification by its urgency: never `safety` (that is the safety events' alone). */
+const NOTIFY_PRIORITY: Record<string, SvcCloudEvent['svcpriority']> = {
+  info: 'low',
+  action_needed: 'normal',
+  time_critical: 'high',
+  emergency: 'high',
+};
+
+/**
+ * `svc.notify.message` (data: the Notification) or `svc.notify.acknowledged` (data: id, audience, urgency, who
+ * acknowledged). The subject is the first audience entry (the MQTT topic level; the bridge repeats the message on
+ * the topic of every other entry).
+ */
+function notifyShape(p: BusEvents['notify']): EventShape {
+  const n = p.notification;
+  const audience = Array.isArray(n.audience) ? (n.audience as string[]) : [];
+  const urgency = String(n.urgency);
+  const data: Record<string, unknown> =
+    p.kind === 'message'
+      ? { ...n }
+      : optional({ id: n.id, audience, urgency, relatesTo: n.relatesTo, acknowledged: n.acknowledged as Record<string, unknown> });
+  return {
+    type: `svc.notify.${p.kind}`,
+    category: 'notify',
+    subject: audience[0] ?? 'role:household',
+    ...(p.sessionId ? { session: p.sessionId } : {}),
+    priority: NOTIFY_PRIORITY[urgency] ?? 'normal',
+    time: p.at,
+    data,
+  };
+}
+
 /** Map one bus event to its CloudEvent type, subject and data. Pure. */
 export function shapeOf<K extends BusEventName>(name: K, payload: BusEvents[K]): EventShape {
   switch (name) {
@@ -256,6 +290,8 @@ export function shapeOf<K extends BusEventName>(name: K, payload: BusEvents[K]):
         }),
       };
     }
+    case 'notify':
+      return notifyShape(payload as BusEvents['notify']);
     case 'device.heartbeat': {
       const p = payload as BusEvents['device.heartbeat'];
       return { type: 'svc.device.heartbeat', category: 'device', subject: 'hub', priority: 'low', time: p.at, data: { state: p.state } };

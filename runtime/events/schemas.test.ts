@@ -74,6 +74,24 @@ const SAMPLES: { [K in BusEventName]: BusEvents[K][] } = {
       state: kind === 'order.created' ? 'awaiting_approval' : 'approved',
     })),
   ],
+  notify: (['message', 'acknowledged'] as const).map((kind) => ({
+    kind,
+    at: SIM,
+    sessionId: 's1',
+    notification: {
+      svc: '0.2.0',
+      kind: 'Notification',
+      id: 'ntf-1',
+      audience: ['role:household', 'human:amal'],
+      urgency: 'emergency',
+      message: { en: 'Smoke near the stove', ar: 'دخان قرب الموقد' },
+      actions: [{ id: 'seen', label: { en: 'Seen' } }],
+      relatesTo: 's1',
+      from: { kind: 'agent', id: 'tok_1' },
+      at: SIM,
+      ...(kind === 'acknowledged' ? { acknowledged: { by: { kind: 'human', id: 'tok_2' }, at: SIM, actionId: 'seen' } } : {}),
+    },
+  })),
 };
 
 function emitted(simulated: boolean): SvcCloudEvent[] {

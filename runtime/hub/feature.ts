@@ -27,6 +27,8 @@ import { registerKitchenRoutes } from './kitchen-routes.js';
 import { checkMandate } from './mandates.js';
 import { MarketService, marketMigration } from './market.js';
 import { registerMarketRoutes } from './market-routes.js';
+import { NotifyService } from './notify.js';
+import { registerNotifyRoutes } from './notify-routes.js';
 import { registerPlanningRoutes } from './planning-routes.js';
 import { registerPrincipalKeyRoutes } from './principal-key-routes.js';
 import { registerSessionRoutes } from './routes.js';
@@ -40,6 +42,7 @@ import { SCOPES } from './types.js';
 export interface Hub {
   sessions: SessionService;
   kitchen: KitchenService;
+  notifications: NotifyService;
   pairing: PairingStore;
   safety: SafetyDeps;
   household: HouseholdStore;
@@ -86,6 +89,15 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       });
       sessions.open();
       const kitchen = new KitchenService(ctx.db, now);
+      const svcs = sessions;
+      const isSession = (id: string) => {
+        try {
+          return svcs.get(id).id === id;
+        } catch {
+          return false;
+        }
+      };
+      const notifications = new NotifyService({ db: ctx.db, bus: ctx.bus, now, isSession });
       // The operating mode acts in the executor's start path, so no transport starts heat in `away`.
       dropGuard = ctx.executor.addStartGuard((plan) => modeRefusal(kitchen.mode().mode, plan));
       const catalog = cachedHubCatalog(ctx.recipes, (id, hash) => ctx.executor.recalls.blocking(id, hash) !== undefined);
@@ -107,6 +119,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       };
       registerSessionRoutes(ctx.http, sessions);
       registerKitchenRoutes(ctx.http, kitchen, () => ctx.principalKeys.list());
+      registerNotifyRoutes(ctx.http, notifications);
       registerSafetyRoutes(ctx.http, safety);
       registerPlanningRoutes(ctx.http, planning, household);
       const svc = sessions;
@@ -134,6 +147,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       const deps: HubMcpDeps = {
         sessions,
         kitchen,
+        notifications,
         catalog,
         planning,
         advice,
@@ -162,7 +176,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         revocations.release();
         await graphql.close();
       };
-      opts.onReady?.({ sessions, kitchen, pairing, safety, household, planning, tools: deps, advice, market, team });
+      opts.onReady?.({ sessions, kitchen, notifications, pairing, safety, household, planning, tools: deps, advice, market, team });
     },
     async stop() {
       sessions?.close();

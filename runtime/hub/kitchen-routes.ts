@@ -1,7 +1,7 @@
 /**
  * Hub REST for the kitchen's records: inventory (GET `read`, PATCH `inventory`), order intents (POST
- * `order:create`, GET `read`, approve: a person's token with `order:create` or `admin`), notifications
- * (`notify`) and the operating mode (GET `read`, PUT `admin`).
+ * `order:create`, GET `read`, approve: a person's token with `order:create` or `admin`) and the operating mode
+ * (GET `read`, PUT `admin`). Notifications: notify-routes.ts.
  */
 import type { FastifyInstance } from 'fastify';
 import { documentHash } from '../../core/hash.js';
@@ -71,23 +71,6 @@ export const orderSchema = {
     },
     /** An agent's signed AgentMandate (docs/hub.md#security); verified in full when present. */
     mandate: { type: 'object', maxProperties: 40 },
-  },
-} as const;
-
-export const notifySchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['audience', 'urgency', 'message'],
-  properties: {
-    audience: { enum: ['household', 'cook', 'admin', 'everyone'] },
-    urgency: { enum: ['low', 'normal', 'high', 'critical'] },
-    message: {
-      type: 'object',
-      minProperties: 1,
-      maxProperties: 30,
-      additionalProperties: { type: 'string', maxLength: 1000 },
-      propertyNames: { pattern: '^[a-zA-Z]{2,3}(-[A-Za-z0-9]{2,8})*$' },
-    },
   },
 } as const;
 
@@ -164,15 +147,6 @@ export function registerKitchenRoutes(http: FastifyInstance, k: KitchenService, 
     `${PREFIX}/orders/:id/approve`,
     { config: { scope: ['order:create', 'admin'], idempotency: 'required' }, schema: { params: idParams } },
     async (req) => k.approveOrder(req.params.id, who(req.principal)),
-  );
-
-  http.post(
-    `${PREFIX}/notify`,
-    { config: { scope: 'notify', idempotency: 'required' }, schema: { body: notifySchema } },
-    async (req, reply) =>
-      reply
-        .code(202)
-        .send(k.notify(req.body as { audience: string; urgency: string; message: Record<string, string> }, who(req.principal))),
   );
 
   http.get(`${PREFIX}/mode`, { config: { scope: 'read' } }, async () => k.mode());

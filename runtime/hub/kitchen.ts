@@ -1,6 +1,6 @@
 /**
  * The kitchen's own records besides sessions: inventory items (quantity, unit, expiry), order intents (created
- * `awaiting_approval`; only a person approves), notifications and the operating mode. Real rows in the store.
+ * `awaiting_approval`; only a person approves) and the operating mode (notifications: notify.ts). Real rows in the store.
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
@@ -163,18 +163,6 @@ export class KitchenService {
       .prepare('UPDATE hub_orders SET state = ?, doc = ?, updated_at = ? WHERE id = ?')
       .run(order.state, JSON.stringify(order), this.now(), id);
     return order;
-  }
-
-  notify(
-    n: { audience: string; urgency: string; message: Record<string, string> },
-    by: Principal,
-  ): { id: string; state: 'queued'; at: string } {
-    const id = `ntf-${randomUUID()}`;
-    const at = this.iso();
-    this.db
-      .prepare('INSERT INTO hub_notifications (id, doc, created_at) VALUES (?, ?, ?)')
-      .run(id, JSON.stringify({ id, ...n, from: actorOf(by), at }), this.now());
-    return { id, state: 'queued', at };
   }
 
   mode(): { mode: string; setAt?: string } {

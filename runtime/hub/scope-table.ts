@@ -34,6 +34,10 @@ export const principalKey = () => publicRecord(generateKeyFile({ kid: `matrix-${
 export const human = { id: 'tok_matrix', name: 'matrix person', kind: 'human' as const, scopes: ['cook'] };
 export const agent = { id: 'tok_matrix_agent', name: 'matrix agent', kind: 'agent' as const, scopes: ['cook'] };
 
+let senders = 0;
+/** A fresh sender for each notification the matrix sets up (each token has its own notification budget). */
+const matrixSender = () => ({ ...agent, id: `tok_matrix_sender_${++senders}`, scopes: ['notify'] });
+
 export function stopAll(h: TestHub): void {
   for (const s of h.hub.sessions.sessions.inStates(['running', 'paused'])) h.hub.sessions.abort(s.id, 'matrix cleanup');
 }
@@ -179,6 +183,16 @@ export const ROWS: Row[] = [
     need: 'notify',
     ok: 202,
     body: { audience: 'household', urgency: 'low', message: { en: 'hello' } },
+  },
+  { method: 'GET', route: '/svc/v1/notifications', need: 'read', ok: 200 },
+  {
+    method: 'POST',
+    route: '/svc/v1/notifications/:id/ack',
+    need: ['read', 'notify', 'admin'],
+    ok: 200,
+    setup: (h) => ({
+      path: `/svc/v1/notifications/${h.hub.notifications.send({ audience: 'household', urgency: 'info', message: { en: 'hi' } }, matrixSender()).id}/ack`,
+    }),
   },
   { method: 'GET', route: '/svc/v1/mode', need: 'read', ok: 200 },
   { method: 'PUT', route: '/svc/v1/mode', need: 'admin', ok: 200, body: { mode: 'eco' } },

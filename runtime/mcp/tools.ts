@@ -19,8 +19,9 @@ import type { PlanningContext } from '../../services/planning/context.js';
 import { type MatchInput, matchWithStock, type PreviewInput, previewPlan } from '../../services/planning/plan.js';
 import { REASON_MAX, reasonValue } from '../http/stop-body.js';
 import type { InventoryPatch, KitchenService } from '../hub/kitchen.js';
-import { inventoryPatchSchema, modeSchema, notifySchema, type OrderInput, orderExtras, orderSchema } from '../hub/kitchen-routes.js';
+import { inventoryPatchSchema, modeSchema, type OrderInput, orderExtras, orderSchema } from '../hub/kitchen-routes.js';
 import type { MarketService } from '../hub/market.js';
+import type { NotifyService } from '../hub/notify.js';
 import { planPreviewSchema } from '../hub/planning-routes.js';
 import { createSessionSchema, rulesSchema } from '../hub/routes.js';
 import { emergencyStop, type SafetyDeps, safetyState } from '../hub/safety-routes.js';
@@ -29,11 +30,14 @@ import type { TeamService } from '../hub/team.js';
 import { type HubTool, ok, refusal, scopedTool, scopeRefusal, type ToolOutcome } from './tool-call.js';
 import { adviceTools } from './tools-advice.js';
 import { marketTools } from './tools-market.js';
+import { notifyTool } from './tools-notify.js';
 import { teamTools } from './tools-team.js';
 
 export interface HubMcpDeps {
   sessions: SessionService;
   kitchen: KitchenService;
+  /** Notifications that reach the event stream, MQTT, webhooks and the dashboard (runtime/hub/notify.ts). */
+  notifications: NotifyService;
   catalog(): Catalog;
   /** What planning, matching and advice read (services/planning/context.ts). */
   planning: PlanningContext;
@@ -255,12 +259,7 @@ export function hubTools(d: HubMcpDeps, via = 'MCP'): HubTool[] {
       ...d.kitchen.createOrder(a.lines, a.note, p, orderExtras(d.kitchen, d.mandateKeys?.() ?? [], p, a)),
     }),
   );
-  tool<{ audience: string; urgency: string; message: Record<string, string> }>(
-    'notify',
-    'Ask the hub to notify people.',
-    notifySchema,
-    (a, p) => ({ ...d.kitchen.notify(a, p) }),
-  );
+  tools.push(notifyTool(d.notifications));
   tools.push(emergencyStopTool(d, via));
   tool(
     'get_mode',

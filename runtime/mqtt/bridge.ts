@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { buildCloudEvent, CLEARING_KINDS, CLOUDEVENTS_CONTENT_TYPE } from '../events/cloudevent.js';
 import type { EventHub } from '../events/hub.js';
 import type { StoredEvent } from '../events/journal.js';
-import { availabilityTopic, placementOf } from './topics.js';
+import { availabilityTopic, notifyTopics, placementOf } from './topics.js';
 import type { BusTransport, CommandOrigin, OutgoingMessage } from './transport.js';
 
 export interface MqttBridgeOptions {
@@ -46,6 +46,8 @@ export function availabilityMessage(hub: Pick<EventHub, 'kitchenId' | 'source'>,
 export class MqttBridge {
   private off: (() => void) | undefined;
   private readonly retainedAlarms = new Set<string>();
+  /** Topic → id of the emergency notification retained there. */
+  private readonly retainedNotices = new Map<string, string>();
   private pending: Promise<unknown> = Promise.resolve();
   private published = 0;
 
@@ -90,7 +92,29 @@ export class MqttBridge {
     this.pending = p;
   }
 
+  /**
+   * A notification goes on the topic of each audience entry. An emergency is retained there (a later one replaces
+   * it); its acknowledgement empties each of its topics that still holds it (or that this bridge has no record of,
+   * as after a restart).
+   */
+  private forwardNotice(ev: StoredEvent): void {
+    const { qos, retain } = placementOf(this.o.hub.kitchenId, ev);
+    const topics = notifyTopics(this.o.hub.kitchenId, ev);
+    for (const topic of topics) {
+      this.send({ topic, qos, retain, payload: ev.body, contentType: CLOUDEVENTS_CONTENT_TYPE });
+      if (retain) this.retainedNotices.set(topic, String(ev.ce.data.id));
+    }
+    if (ev.ce.type !== 'svc.notify.acknowledged' || ev.ce.data.urgency !== 'emergency') return;
+    for (const topic of topics) {
+      const held = this.retainedNotices.get(topic);
+      if (held !== undefined && held !== ev.ce.data.id) continue;
+      this.send({ topic, payload: '', qos: 1, retain: true });
+      this.retainedNotices.delete(topic);
+    }
+  }
+
   private forward(ev: StoredEvent): void {
+    if (ev.category === 'notify') return this.forwardNotice(ev);
     const where = placementOf(this.o.hub.kitchenId, ev);
     this.send({ ...where, payload: ev.body, contentType: CLOUDEVENTS_CONTENT_TYPE });
     if (where.retain) this.retainedAlarms.add(where.topic);

@@ -83,7 +83,21 @@ export interface Placement {
 export function placementOf(kitchenId: string, ev: StoredEvent): Placement {
   const topic = topicOf(kitchenId, ev.category, ev.ce.subject ?? 'hub');
   if (ev.category === 'safety') return { topic, qos: 2, retain: ALARM_KINDS.has(ev.ce.type) };
+  // An emergency notification stays on the bus (retained) until someone acknowledges it.
+  if (ev.category === 'notify') return { topic, qos: 1, retain: isEmergencyNotice(ev) };
   return { topic, qos: QOS1.has(ev.category) ? 1 : 0, retain: false };
+}
+
+/** A `svc.notify.message` of urgency `emergency`. */
+export function isEmergencyNotice(ev: StoredEvent): boolean {
+  return ev.ce.type === 'svc.notify.message' && ev.ce.data.urgency === 'emergency';
+}
+
+/** A notification's topics: `svc/{k}/notify/{entry}` for every audience entry (the subject, the first, included). */
+export function notifyTopics(kitchenId: string, ev: StoredEvent): string[] {
+  const audience = Array.isArray(ev.ce.data.audience) ? (ev.ce.data.audience as unknown[]).map(String) : [];
+  const topics = [ev.ce.subject ?? 'hub', ...audience].map((a) => topicOf(kitchenId, 'notify', a));
+  return [...new Set(topics)];
 }
 
 export interface AclPrincipal {

@@ -14,6 +14,9 @@ const state = {
   cooking: null,
   sessions: [],
   tasks: [],
+  notices: [],
+  /** Notices dismissed on this screen (the hub keeps them until someone acknowledges them). */
+  dismissed: new Set(),
 };
 let plotQueued = false;
 
@@ -209,6 +212,43 @@ function renderSessions() {
   if (state.sessions.length === 0) $('sessions').replaceChildren(li('No sessions.', { class: 'muted' }));
 }
 
+const URGENCY = { info: 'Note', action_needed: 'Please', time_critical: 'Soon', emergency: 'Emergency' };
+
+/** The household's notifications: a toast each (an emergency as an alert), newest first, until dismissed here. */
+function renderNotices() {
+  const box = $('notices');
+  const shown = state.notices.filter((n) => !state.dismissed.has(n.id)).reverse();
+  box.replaceChildren(
+    ...shown.map((n) => {
+      const el = document.createElement('div');
+      el.className = 'notice';
+      el.dataset.id = n.id;
+      el.dataset.urgency = n.urgency;
+      if (n.urgency === 'emergency' || n.urgency === 'time_critical') el.setAttribute('role', 'alert');
+      const p = document.createElement('p');
+      const what = document.createElement('strong');
+      what.textContent = `${URGENCY[n.urgency] ?? 'Note'}: `;
+      const msg = document.createElement('span');
+      msg.className = 'message';
+      msg.textContent = langText(n.message);
+      const when = document.createElement('span');
+      when.className = 'when';
+      when.textContent = ` (${new Date(n.at).toLocaleTimeString()}, from ${n.from === 'human' ? 'a person' : n.from === 'agent' ? 'an agent' : n.from})`;
+      p.append(what, msg, when);
+      const dismiss = document.createElement('button');
+      dismiss.type = 'button';
+      dismiss.textContent = 'Dismiss';
+      dismiss.addEventListener('click', () => {
+        state.dismissed.add(n.id);
+        renderNotices();
+      });
+      el.append(p, dismiss);
+      return el;
+    }),
+  );
+  box.hidden = shown.length === 0;
+}
+
 function queuePlot() {
   if (plotQueued) return;
   plotQueued = true;
@@ -238,12 +278,14 @@ function applySnapshot(s) {
   state.cooking = s.cooking ?? null;
   state.sessions = s.sessions;
   state.tasks = s.tasks;
+  state.notices = s.notices ?? [];
   $('temps').replaceChildren();
   renderTemps();
   renderHeaters();
   renderSafety();
   renderExecution();
   renderSessions();
+  renderNotices();
 }
 
 function onTelemetry(m) {
@@ -283,6 +325,9 @@ function handle(m) {
       state.sessions = m.sessions;
       state.tasks = m.tasks;
       return renderSessions();
+    case 'notices':
+      state.notices = m.notices;
+      return renderNotices();
   }
 }
 
