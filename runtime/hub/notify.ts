@@ -146,7 +146,7 @@ export function forHousehold(audience: readonly string[]): boolean {
 }
 
 export class NotifyService {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly buckets = new Map<string, { credit: number; at: number }>();
   private readonly limits: NotifyLimits;
 
   constructor(private readonly d: NotifyDeps) {
@@ -157,19 +157,23 @@ export class NotifyService {
     return new Date(this.d.now()).toISOString();
   }
 
-  /** Take one notification from `sender`'s budget, or refuse with 429 and the seconds until one is back. */
+  /**
+   * Take one notification from `sender`'s budget, or refuse with 429 and the seconds until one is back. The budget
+   * is kept in milliseconds of the hub's clock (one notification costs 60 000 / perMinute ms), so it is exact.
+   */
   private take(sender: string): void {
     const now = this.d.now();
-    const perMs = this.limits.perMinute / 60_000;
-    const b = this.buckets.get(sender) ?? { tokens: this.limits.burst, at: now };
-    b.tokens = Math.min(this.limits.burst, b.tokens + Math.max(0, now - b.at) * perMs);
+    const cost = 60_000 / this.limits.perMinute;
+    const cap = this.limits.burst * cost;
+    const b = this.buckets.get(sender) ?? { credit: cap, at: now };
+    b.credit = Math.min(cap, b.credit + Math.max(0, now - b.at));
     b.at = now;
     this.buckets.set(sender, b);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
+    if (b.credit >= cost) {
+      b.credit -= cost;
       return;
     }
-    const retryAfter = Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000));
+    const retryAfter = Math.max(1, Math.ceil((cost - b.credit) / 1000));
     throw new ProblemError(
       'rate-limited',
       `a token may send ${this.limits.burst} notifications at once and ${this.limits.perMinute} a minute; try again in ${retryAfter} s`,

@@ -160,7 +160,7 @@ t.test('inventory, orders, notify, mode and the e-stop over MCP', async (t) => {
       (await c.callTool({ name: 'notify', arguments: { audience: 'household', urgency: 'normal', message: { en: 'Dinner at 7' } } }))
         .structuredContent as Structured
     ).state,
-    'queued',
+    'delivered',
   );
   t.equal(((await c.callTool({ name: 'set_mode', arguments: { mode: 'eco' } })).structuredContent as Structured).mode, 'eco');
   t.equal(((await c.callTool({ name: 'get_mode', arguments: {} })).structuredContent as Structured).mode, 'eco');

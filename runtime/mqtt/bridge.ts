@@ -114,7 +114,10 @@ export class MqttBridge {
   }
 
   private forward(ev: StoredEvent): void {
-    if (ev.category === 'notify') return this.forwardNotice(ev);
+    if (ev.category === 'notify') {
+      this.forwardNotice(ev);
+      return;
+    }
     const where = placementOf(this.o.hub.kitchenId, ev);
     this.send({ ...where, payload: ev.body, contentType: CLOUDEVENTS_CONTENT_TYPE });
     if (where.retain) this.retainedAlarms.add(where.topic);
