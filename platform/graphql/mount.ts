@@ -34,6 +34,11 @@ export interface LazyGraphqlOptions {
   admit(req: FastifyRequest, kind: 'http' | 'websocket'): unknown;
   /** Serve subscriptions over WebSocket (default false). */
   websocket?: boolean;
+  /**
+   * While the inner instance is not built yet, answer a POST without it (the body parsed, `admit`'s value): a
+   * GraphQL response, or undefined to load GraphQL and forward as usual (the hub's emergency stop).
+   */
+  direct?(body: unknown, data: unknown): Promise<object | undefined>;
 }
 
 export interface LazyGraphql {
@@ -70,12 +75,14 @@ export function mountLazyGraphql(http: FastifyInstance, o: LazyGraphqlOptions): 
     return upgrades.get(req.raw);
   };
   let loading: Promise<FastifyInstance> | undefined;
+  let built = false;
   const inner = (): Promise<FastifyInstance> => {
     if (!loading) {
       loading = (async () => {
         await preloadGraphql();
         const app = await o.build(callData);
         await app.ready();
+        built = true;
         return app;
       })();
       // A failed build is retried by the next request rather than remembered.
@@ -91,6 +98,10 @@ export function mountLazyGraphql(http: FastifyInstance, o: LazyGraphqlOptions): 
     // Not a GraphQL request at all: the surface's own error (a problem document), before GraphQL is loaded.
     if (req.method === 'POST' && (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)))
       throw new ProblemError('bad-request', 'a GraphQL request body is a JSON object: {"query": "…", "variables": {…}}');
+    if (!built && o.direct && req.method === 'POST') {
+      const answer = await o.direct(req.body, data);
+      if (answer !== undefined) return reply.type('application/json; charset=utf-8').send(answer);
+    }
     const app = await inner();
     const key = randomUUID();
     pending.set(key, data);
@@ -151,6 +162,7 @@ export function mountLazyGraphql(http: FastifyInstance, o: LazyGraphqlOptions): 
     async close() {
       const pendingApp = loading;
       loading = undefined;
+      built = false;
       if (pendingApp) await (await pendingApp.catch(() => undefined))?.close();
     },
   };

@@ -1,7 +1,7 @@
 /**
  * GraphQL on the hub: `POST|GET /svc/v1/graphql` (queries and mutations over HTTP) and subscriptions over
  * WebSocket with the graphql-ws protocol (`graphql-transport-ws`) at the same path. mercurius loads on first use
- * (platform/graphql/mount.ts).
+ * (platform/graphql/mount.ts); until it has, an emergencyStop mutation runs without it (estop-direct.ts).
  *
  * - HTTP needs a valid bearer token (401 problem with the Bearer challenge before any GraphQL), then each field
  *   checks its scope (scopes.ts) and a refusal is a GraphQL error whose `extensions` carry the problem.
@@ -94,6 +94,11 @@ export async function mountHubGraphql(http: FastifyInstance, o: HubGraphqlOption
     path: HUB_GRAPHQL_PATH,
     websocket: true,
     admit: (req: FastifyRequest, kind) => (kind === 'http' ? requirePrincipal(req) : req.principal),
+    // An emergency stop never waits on loading mercurius (estop-direct.ts).
+    direct: async (body, principal) => {
+      const { directEmergencyStop } = await import('./estop-direct.js');
+      return directEmergencyStop(o, body, principal as Principal);
+    },
     async build(callData) {
       const [
         { default: Fastify },

@@ -8,15 +8,15 @@ import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import { recipeNodeResolvers, type SearchArgs, searchConnection } from '../../services/index/graphql-search.js';
 import type { Executor } from '../executor/executor.js';
-import { reasonValue } from '../http/stop-body.js';
 import type { InventoryPatch, OrderLine } from '../hub/kitchen.js';
 import { inventoryPatchSchema, orderSchema } from '../hub/kitchen-routes.js';
 import { createSessionSchema, rulesSchema } from '../hub/routes.js';
-import { emergencyStop, safetyState } from '../hub/safety-routes.js';
+import { safetyState } from '../hub/safety-routes.js';
 import type { CreateSessionInput } from '../hub/sessions.js';
 import { respondToTask, type TaskAnswer } from '../hub/tasks.js';
 import type { Task } from '../hub/types.js';
 import type { HubMcpDeps } from '../mcp/tools.js';
+import { emergencyStopResult } from './estop.js';
 import { checked, type GraphqlContext, need } from './scopes.js';
 
 export interface HubGraphqlDeps extends HubMcpDeps {
@@ -116,23 +116,8 @@ export function hubResolvers(d: HubGraphqlDeps) {
         const body = checked<{ lines: OrderLine[]; note?: string }>(orderSchema, a, 'arguments');
         return d.kitchen.createOrder(body.lines, body.note, p);
       },
-      emergencyStop: (_: unknown, a: { reason?: string | null }, c: Ctx) => {
-        const p = need(c, 'Mutation.emergencyStop');
-        // The stop is never refused for its reason: a long one is cut and warned about (as over REST and MCP).
-        const warnings: string[] = [];
-        const reason = reasonValue(a.reason ?? undefined, warnings);
-        const trip = emergencyStop(d.safety, reason ?? 'requested over GraphQL', `${p.kind} ${p.name}`);
-        if (warnings.length > 0)
-          d.warn?.(`emergencyStop by ${p.kind} ${p.name} with a malformed reason (stopped anyway): ${warnings.join('; ')}`);
-        return {
-          accepted: true,
-          action: 'heat_off_all',
-          reason: reason ?? null,
-          warnings: warnings.length > 0 ? warnings : null,
-          safety: safetyState(d.safety),
-          trip,
-        };
-      },
+      emergencyStop: (_: unknown, a: { reason?: string | null }, c: Ctx) =>
+        emergencyStopResult(d, a.reason, need(c, 'Mutation.emergencyStop')),
     },
     Session: {
       tasks: (s: { id: string }, _: unknown, c: Ctx) => {

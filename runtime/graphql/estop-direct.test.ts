@@ -1,0 +1,105 @@
+/**
+ * An emergency stop over GraphQL never waits on the lazy load of mercurius: on a hub where GraphQL was never used,
+ * the first request, an `emergencyStop` mutation, cuts heat on the simulated rig and answers without mercurius
+ * being loaded at all; its answer is the one mercurius gives for the same document once loaded. Documents that
+ * are not a plain emergency stop go to mercurius as before.
+ */
+import { createRequire } from 'node:module';
+import t from 'tap';
+import { FRY_RECIPE, startHub, type TestHub } from '../hub/test-helpers.js';
+import type { Session } from '../hub/types.js';
+import { STOP_TYPES } from './estop-direct.js';
+import { HUB_SCHEMA } from './schema.js';
+import { gql } from './test-helpers.js';
+
+const mercuriusLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('/node_modules/mercurius/'));
+
+async function cooking(h: TestHub): Promise<Session> {
+  const person = h.token(['cook', 'read']);
+  await h.presence(true);
+  const s = (
+    await h.call('POST', '/svc/v1/sessions', {
+      token: person,
+      body: { recipes: [{ recipeId: FRY_RECIPE }], serveAt: '2026-06-01T19:00:00Z', mode: 'assisted' },
+    })
+  ).body as unknown as Session;
+  await h.call('POST', `/svc/v1/sessions/${s.id}/confirm`, { token: person, body: { acknowledgedRules: s.confirmation.requiredRules } });
+  await h.call('POST', `/svc/v1/sessions/${s.id}/start`, { token: person });
+  await h.clock.advanceAsync(30_000);
+  return s;
+}
+
+const STOP = `mutation Stop($why: String) {
+  stop: emergencyStop(reason: $why) { __typename accepted action reason warnings trip
+    safety { latched hint trip heaters { id power __typename } } }
+}`;
+
+t.test('the first-ever GraphQL request, an emergencyStop, cuts heat without loading mercurius', async (t) => {
+  t.notOk(mercuriusLoaded(), 'mercurius is not loaded in this process yet');
+  const h = await startHub();
+  t.teardown(() => h.close());
+  const s = await cooking(h);
+  t.ok((h.app.ctx.rig.heaters.get('fryer')?.power ?? 0) > 0, 'the fryer is heating');
+  const events: unknown[] = [];
+  h.app.ctx.bus.on('safety', (e) => events.push(e));
+
+  const agent = h.token(['notify'], 'agent', 'stop button agent');
+  const stop = await gql(h, STOP, { token: agent, variables: { why: 'smoke from the fryer' } });
+  t.equal(stop.status, 200);
+  t.notOk(stop.errors);
+  for (const heater of h.app.ctx.rig.heaters.values()) t.equal(heater.power, 0, `${heater.id} is off on the rig`);
+  t.notOk(mercuriusLoaded(), 'the stop did not wait for (or start) loading mercurius');
+  const direct = stop.data?.stop as Record<string, unknown>;
+  t.match(direct, {
+    __typename: 'EmergencyStopResult',
+    accepted: true,
+    action: 'heat_off_all',
+    reason: 'smoke from the fryer',
+    warnings: null,
+    safety: { latched: true, heaters: [{ id: 'fryer', power: 0, __typename: 'HeaterPower' }] },
+  });
+  t.match(events, [{ kind: 'estop', action: 'heat_off_all' }], 'the supervisor announced the stop');
+  t.match((events[0] as { trip: { statedReason: string; source: string } }).trip, {
+    statedReason: 'smoke from the fryer',
+    source: 'agent stop button agent',
+  });
+  await h.clock.advanceAsync(30_000);
+  t.equal(h.app.ctx.rig.heaters.get('fryer')?.power, 0, 'heat stays off while latched');
+  t.equal(h.hub.sessions.get(s.id).state, 'aborted');
+
+  // Once mercurius is loaded, the same document answers the same (the stop is latched: same trip, same state).
+  const mode = await gql(h, '{ mode { mode } }', { token: agent });
+  t.equal(mode.status, 200);
+  t.ok(mercuriusLoaded(), 'a query loads mercurius');
+  const again = await gql(h, STOP, { token: agent, variables: { why: 'smoke from the fryer' } });
+  t.same(again.data?.stop, direct, 'mercurius answers the same shape and values');
+});
+
+t.test('a document that is not a plain emergency stop goes to GraphQL as before', async (t) => {
+  const h = await startHub();
+  t.teardown(() => h.close());
+  const agent = h.token(['notify'], 'agent');
+  const unknownField = await gql(h, 'mutation { emergencyStop { accepted nope } }', { token: agent });
+  t.match(unknownField.errors?.[0]?.message, /nope/, 'an unknown field is GraphQL’s validation error');
+  t.equal(h.app.ctx.supervisor.status().latched, false, 'an invalid document stops nothing (as GraphQL never executes it)');
+  const badVar = await gql(h, 'mutation($r: Int) { emergencyStop(reason: $r) { accepted } }', { token: agent, variables: { r: 3 } });
+  t.ok(badVar.errors, 'a variable of the wrong type is GraphQL’s error');
+  t.equal(h.app.ctx.supervisor.status().latched, false);
+  const both = await gql(h, 'mutation { emergencyStop(reason: "x") { accepted } }', { token: agent });
+  t.same(both.data, { emergencyStop: { accepted: true } }, 'once loaded, mercurius runs the stop');
+  t.equal(h.app.ctx.supervisor.status().latched, true);
+});
+
+t.test('the direct path knows the result types as schema.ts declares them', async (t) => {
+  for (const [type, fields] of Object.entries(STOP_TYPES)) {
+    const m = new RegExp(`type ${type} \\{([^}]*)\\}`).exec(HUB_SCHEMA);
+    t.ok(m, `${type} is in the schema`);
+    const declared = [...(m?.[1] ?? '').matchAll(/(\w+)(?:\([^)]*\))?\s*:\s*\[?(\w+)/g)].map(([, f, ty]) => [f, ty]);
+    t.same(
+      declared.map(([f]) => f),
+      Object.keys(fields),
+      `${type}: the same fields`,
+    );
+    for (const [f, ty] of declared) if (ty && ty in STOP_TYPES) t.equal(fields[f as string], ty, `${type}.${f} is a ${ty}`);
+  }
+});
