@@ -6,10 +6,13 @@
  * and a token without the scope is refused.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { validate } from '../../schemas/index.js';
+import { packageRoot } from '../config/paths.js';
 import { FRY_RECIPE, startHub } from '../hub/test-helpers.js';
 
 const SCRIPT = fileURLToPath(new URL('../../test-support/a2a-client.ts', import.meta.url));
@@ -62,7 +65,7 @@ t.test('the A2A SDK client, as its own process, plans, streams a cook to complet
   t.same(card.supportedInterfaces, [{ url: `${h.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
   t.same(
     (card.skills as { id: string }[]).map((s) => s.id),
-    ['plan_meal', 'cook_recipe', 'restock_kitchen', 'advise'],
+    ['plan_meal', 'cook_recipe', 'restock_kitchen', 'advise', 'team_plan'],
   );
 
   // plan_meal: a planned session, the same one REST shows.
@@ -223,4 +226,62 @@ t.test('the A2A SDK client asks for advice: the answer REST and MCP give, kept f
   const bad = await ask(agent, { query: { people: 4 } });
   t.equal(stateOf(bad), 'TASK_STATE_REJECTED');
   t.match(JSON.stringify(bad.status.message), /"error":"validation-failed"/);
+});
+
+t.test('the A2A SDK client asks for a team plan: the TeamPlan REST gives, tasks assigned; refused as REST refuses', async (t) => {
+  const h = await startHub();
+  const peer = startPeer();
+  t.teardown(async () => {
+    peer.child.kill();
+    await h.close();
+  });
+  const agent = h.token(['read', 'cook'], 'agent', 'team agent');
+  const reader = h.token(['read'], 'agent', 'reader');
+  const base = { url: h.url };
+  const arm = JSON.parse(readFileSync(join(packageRoot(), '../shared/reference/examples/capabilities/robot-arm.json'), 'utf8')) as unknown;
+  const created = await h.call('POST', '/svc/v1/sessions', {
+    token: agent,
+    body: { recipes: [{ recipeId: 'example-shakshuka', servings: 4 }], serveAt: '2026-10-03T19:30:00Z', mode: 'assisted' },
+  });
+  const sessionId = String(created.body.id);
+  const ask = async (token: string, input: unknown) =>
+    (await peer.ask({ ...base, op: 'send', token, data: { skill: 'team_plan', input } })).task as {
+      status: { state: string; message: unknown };
+      artifacts: { parts: { data: Record<string, unknown> }[] }[];
+    };
+
+  const input = { sessionId, actors: [arm], people: 1 };
+  const done = await ask(agent, input);
+  t.equal(stateOf(done), 'TASK_STATE_COMPLETED', JSON.stringify(done).slice(0, 300));
+  const plan = done.artifacts[0]?.parts[0]?.data as {
+    id: string;
+    kind: string;
+    assignments: { actorId: string; tasks: { ref: string }[] }[];
+  };
+  t.same(validate.teamPlan(plan).issues, [], 'a valid TeamPlan');
+  t.equal(plan.kind, 'TeamPlan');
+  const rest = await h.call('POST', '/svc/v1/team-plans', { token: agent, body: input });
+  t.equal(rest.status, 200, 'REST finds the plan the skill made');
+  t.same(rest.body, plan, 'the same plan as REST');
+  const tasks = (await h.call('GET', `/svc/v1/tasks?session=${sessionId}`, { token: agent })).body.items as {
+    kind: string;
+    assignee: { id: string };
+    step?: { ref: string };
+  }[];
+  for (const a of plan.assignments)
+    for (const x of a.tasks)
+      t.equal(
+        tasks.find((k) => k.kind === 'team_step' && k.step?.ref === x.ref)?.assignee.id,
+        a.actorId,
+        `${x.ref} is ${a.actorId}'s task`,
+      );
+
+  const denied = await ask(reader, input);
+  t.equal(stateOf(denied), 'TASK_STATE_REJECTED');
+  t.match(JSON.stringify(denied.status.message), /"error":"forbidden".*"requiredScopes":\["cook"\]/);
+  const bad = await ask(agent, { sessionId, people: 99 });
+  t.equal(stateOf(bad), 'TASK_STATE_REJECTED');
+  t.match(JSON.stringify(bad.status.message), /"error":"validation-failed"/);
+  const unknown = await ask(agent, { sessionId: 'ses-nope' });
+  t.match(JSON.stringify(unknown.status.message), /"error":"not-found"/);
 });

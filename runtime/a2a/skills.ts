@@ -18,11 +18,12 @@ import { advise } from './skill-advise.js';
 import { cookRecipe } from './skill-cook_recipe.js';
 import { planMeal } from './skill-plan_meal.js';
 import { restockKitchen } from './skill-restock_kitchen.js';
+import { teamPlan } from './skill-team_plan.js';
 
 export type { A2aSkill, SkillDeps, SkillOutcome, SkillProblem } from './define.js';
 
 /** The skills, in the card's order. */
-const REGISTERED: readonly A2aSkill[] = [planMeal, cookRecipe, restockKitchen, advise];
+const REGISTERED: readonly A2aSkill[] = [planMeal, cookRecipe, restockKitchen, advise, teamPlan];
 
 type AddFormats = (ajv: Ajv) => Ajv;
 const formatsExport = addFormatsModule as unknown as AddFormats & { default?: AddFormats };
