@@ -60,6 +60,10 @@ export interface BusEvents {
    * is the stored Notification (id, audience, urgency, message, …); `sessionId` when it relates to a session.
    */
   notify: { kind: 'message' | 'acknowledged'; at: string; sessionId?: string; notification: Record<string, unknown> };
+  /** A lease was granted, renewed, released, expired or revoked (runtime/hub/leases.ts). */
+  lease: { kind: 'granted' | 'renewed' | 'released' | 'expired' | 'revoked'; lease: Record<string, unknown>; at: string };
+  /** A handoff was proposed, accepted, completed, declined or expired (runtime/hub/handoffs.ts). */
+  handoff: { kind: 'proposed' | 'accepted' | 'completed' | 'declined' | 'expired'; handoff: Record<string, unknown>; at: string };
   /** The fleet bridge (runtime/mqtt/fleet-bridge.ts) changed state. */
   'bridge.state': { state: string; url: string; queued: number; dropped: number; at: string; message?: string };
 }

@@ -35,6 +35,16 @@ export const EVENT_TYPES = [
   'svc.order.approved',
   'svc.notify.message',
   'svc.notify.acknowledged',
+  'svc.lease.granted',
+  'svc.lease.renewed',
+  'svc.lease.released',
+  'svc.lease.expired',
+  'svc.lease.revoked',
+  'svc.handoff.proposed',
+  'svc.handoff.accepted',
+  'svc.handoff.completed',
+  'svc.handoff.declined',
+  'svc.handoff.expired',
 ] as const;
 
 /** The structured-mode JSON of one event. Extension attributes are lower-case, per CloudEvents 1.0. */
@@ -292,6 +302,42 @@ export function shapeOf<K extends BusEventName>(name: K, payload: BusEvents[K]):
     }
     case 'notify':
       return notifyShape(payload as BusEvents['notify']);
+    case 'lease': {
+      const p = payload as BusEvents['lease'];
+      const l = p.lease;
+      const session = typeof l.sessionId === 'string' ? l.sessionId : undefined;
+      return {
+        type: `svc.lease.${p.kind}`,
+        category: 'lease',
+        subject: String(l.id),
+        ...(session ? { session } : {}),
+        priority: p.kind === 'revoked' ? 'high' : 'normal',
+        time: p.at,
+        data: optional({
+          leaseId: l.id,
+          resource: l.resource,
+          holder: l.holder,
+          state: l.state,
+          until: l.until,
+          sessionId: session,
+          lease: l,
+        }),
+      };
+    }
+    case 'handoff': {
+      const p = payload as BusEvents['handoff'];
+      const h = p.handoff;
+      const session = typeof h.sessionId === 'string' ? h.sessionId : undefined;
+      return {
+        type: `svc.handoff.${p.kind}`,
+        category: 'handoff',
+        subject: String(h.id),
+        ...(session ? { session } : {}),
+        priority: 'normal',
+        time: p.at,
+        data: optional({ handoffId: h.id, state: h.state, taskId: h.taskId, sessionId: session, handoff: h }),
+      };
+    }
     case 'device.heartbeat': {
       const p = payload as BusEvents['device.heartbeat'];
       return { type: 'svc.device.heartbeat', category: 'device', subject: 'hub', priority: 'low', time: p.at, data: { state: p.state } };

@@ -92,6 +92,23 @@ const SAMPLES: { [K in BusEventName]: BusEvents[K][] } = {
       ...(kind === 'acknowledged' ? { acknowledged: { by: { kind: 'human', id: 'tok_2' }, at: SIM, actionId: 'seen' } } : {}),
     },
   })),
+  lease: (['granted', 'renewed', 'released', 'expired', 'revoked'] as const).map((kind) => ({
+    kind,
+    at: SIM,
+    lease: {
+      id: 'lease-1',
+      resource: 'demo:hob/pan',
+      holder: 's1',
+      sessionId: 's1',
+      state: kind === 'renewed' ? 'granted' : kind,
+      until: SIM,
+    },
+  })),
+  handoff: (['proposed', 'accepted', 'completed', 'declined', 'expired'] as const).map((kind) => ({
+    kind,
+    at: SIM,
+    handoff: { id: 'hof-1', state: kind, taskId: 't1', sessionId: 's1' },
+  })),
 };
 
 function emitted(simulated: boolean): SvcCloudEvent[] {

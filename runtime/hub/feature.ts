@@ -21,9 +21,14 @@ import { registerAdviceRoutes } from './advice-routes.js';
 import { adviceMigration, SqliteAdviceStore } from './advice-store.js';
 import { registerAgentCard } from './agent-card.js';
 import { cachedHubCatalog } from './catalog.js';
+import { HandoffService } from './handoffs.js';
+import { registerHandoffRoutes } from './handoffs-routes.js';
 import { HouseholdStore } from './household.js';
 import { KitchenService } from './kitchen.js';
 import { registerKitchenRoutes } from './kitchen-routes.js';
+import { LeaseService } from './leases.js';
+import { registerLeaseRoutes } from './leases-routes.js';
+import { leasesMigration } from './leases-store.js';
 import { checkMandate } from './mandates.js';
 import { MarketService, marketMigration } from './market.js';
 import { registerMarketRoutes } from './market-routes.js';
@@ -52,6 +57,8 @@ export interface Hub {
   advice: AdviceContext;
   market: MarketService;
   team: TeamService;
+  leases: LeaseService;
+  handoffs: HandoffService;
 }
 
 export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMcpDeps['runFlow'] } = {}): Feature {
@@ -60,9 +67,10 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
   let dropGuard: (() => void) | undefined;
   let closeA2a: (() => Promise<void>) | undefined;
   let closeGraphql: (() => Promise<void>) | undefined;
+  let leases: LeaseService | undefined;
   return {
     name: 'hub',
-    migrations: [hubMigration, pairingMigration, pairingKeyMigration, adviceMigration, marketMigration, teamMigration],
+    migrations: [hubMigration, pairingMigration, pairingKeyMigration, adviceMigration, marketMigration, teamMigration, leasesMigration],
     async start(ctx: AppContext) {
       const now = () => ctx.clock.now();
       // A market document that does not hold stops start-up with its path and the fault.
@@ -76,7 +84,21 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         }
       }
       const household = new HouseholdStore(ctx.db, now);
+      const actor = ctx.device.capabilities.actor;
+      const device = {
+        id: typeof actor?.id === 'string' && actor.id !== '' ? actor.id : ctx.rig.id,
+        kind: actor?.kind === 'appliance' ? ('appliance' as const) : ('robot' as const),
+        parts: [...ctx.rig.heaters.keys()],
+      };
+      leases = new LeaseService({
+        db: ctx.db,
+        bus: ctx.bus,
+        clock: ctx.clock,
+        device: () => device,
+        sessionState: (id) => sessions?.sessions.get(id)?.state,
+      });
       sessions = new SessionService({
+        leases,
         household: () => household.get(),
         db: ctx.db,
         bus: ctx.bus,
@@ -88,6 +110,16 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         log: ctx.log.child({ component: 'hub' }),
       });
       sessions.open();
+      leases.open();
+      const handoffs = new HandoffService({
+        db: ctx.db,
+        bus: ctx.bus,
+        now,
+        sessions,
+        device: () => device,
+        latched: () => ctx.supervisor.status().latched,
+      });
+      leases.onSweep((at) => handoffs.sweep(at));
       const kitchen = new KitchenService(ctx.db, now);
       const svcs = sessions;
       const isSession = (id: string) => {
@@ -141,6 +173,8 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       registerMarketRoutes(ctx.http, market);
       const team = new TeamService({ db: ctx.db, sessions, recipes: ctx.recipes, capabilities: ctx.device.capabilities, now });
       registerTeamRoutes(ctx.http, team);
+      registerLeaseRoutes(ctx.http, leases);
+      registerHandoffRoutes(ctx.http, handoffs);
       registerPairingRoutes(ctx.http, pairing, SCOPES);
       registerPrincipalKeyRoutes(ctx.http, ctx.principalKeys);
       registerAgentCard(ctx.http, () => ctx.baseUrl());
@@ -153,6 +187,8 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         advice,
         market,
         team,
+        leases,
+        handoffs,
         capabilities: ctx.device.capabilities,
         safety,
         now,
@@ -176,10 +212,25 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         revocations.release();
         await graphql.close();
       };
-      opts.onReady?.({ sessions, kitchen, notifications, pairing, safety, household, planning, tools: deps, advice, market, team });
+      opts.onReady?.({
+        sessions,
+        kitchen,
+        notifications,
+        pairing,
+        safety,
+        household,
+        planning,
+        tools: deps,
+        advice,
+        market,
+        team,
+        leases,
+        handoffs,
+      });
     },
     async stop() {
       sessions?.close();
+      leases?.close();
       dropGuard?.();
       await closeMcp?.();
       await closeA2a?.();

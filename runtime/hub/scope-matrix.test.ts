@@ -2,8 +2,11 @@
  * Every hub route and every hub MCP tool against a token of every scope (and no token): 401, 403 or success.
  * One table (scope-table.ts) drives it; a test fails when a registered `/svc/v1` route is missing from the table.
  */
+
+import { randomUUID } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t from 'tap';
+import type { Principal } from '../../platform/http/auth.js';
 import { TOOL_SCOPES } from '../mcp/tools.js';
 import {
   adviceAnswer,
@@ -11,6 +14,8 @@ import {
   confirmed,
   confirmTask,
   expected,
+  handoffId,
+  leaseId,
   MARKET_DIR,
   planMandate,
   planned,
@@ -103,13 +108,16 @@ t.test('scope matrix: every MCP tool against every scope', async (t) => {
   await h.presence(true);
   for (const scope of TOKEN_SCOPES.filter((s): s is string => s !== null)) {
     const client = new Client({ name: 'matrix', version: '1' });
+    const token = h.token([scope], 'agent');
+    const principal = h.app.ctx.tokens.verify(token);
+    if (!principal) throw new Error('the matrix token does not verify');
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${h.url}/svc/v1/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${h.token([scope], 'agent')}` } },
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
       }),
     );
     for (const [tool, need] of Object.entries(SPEC_TOOL_SCOPES)) {
-      const args = toolArgs(h, tool);
+      const args = toolArgs(h, tool, principal);
       const r = await client.callTool({ name: tool, arguments: args });
       const allowed = need === null || need === scope;
       const err = (r.structuredContent as { error?: string } | undefined)?.error;
@@ -121,8 +129,27 @@ t.test('scope matrix: every MCP tool against every scope', async (t) => {
   }
 });
 
-function toolArgs(h: TestHub, tool: string): Record<string, unknown> {
+function toolArgs(h: TestHub, tool: string, caller: Principal): Record<string, unknown> {
   switch (tool) {
+    case 'list_leases':
+    case 'list_handoffs':
+      return {};
+    case 'claim_lease':
+      return { resource: `vessel:mcp-matrix-${randomUUID()}` };
+    case 'renew_lease':
+    case 'release_lease':
+      return { id: leaseId(h, caller) };
+    case 'propose_handoff':
+      return { item: 'tray', from: { kind: 'robot', id: h.app.ctx.device.capabilities.actor?.id }, to: { kind: 'human', id: 'amal' } };
+    case 'decline_handoff':
+      return { id: handoffId(h) };
+    case 'complete_handoff':
+      return { id: handoffId(h, true) };
+    case 'accept_handoff': {
+      // The receiving side is the hub's own device, which the hub acknowledges for any caller with the scope.
+      const dev = h.app.ctx.device.capabilities.actor?.id ?? 'device';
+      return { id: h.hub.handoffs.propose({ item: 'pan', from: { kind: 'human', id: 'amal' }, to: { kind: 'robot', id: dev } }, agent).id };
+    }
     case 'search_recipes':
       return { query: 'onions' };
     case 'get_recipe':

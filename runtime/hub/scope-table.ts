@@ -67,6 +67,19 @@ export function confirmTask(h: TestHub): string {
   return task.id;
 }
 
+let leaseCount = 0;
+/** A fresh lease on a named vessel, claimed by `by` (the matrix person unless given). */
+export function leaseId(h: TestHub, by: { id: string; name: string; kind: 'human' | 'agent'; scopes: string[] } = human): string {
+  return h.hub.leases.claim({ resource: `vessel:matrix-${++leaseCount}` }, by).id;
+}
+/** A fresh handoff of a tray from the hub's own device to a person (the person accepts; the hub completes). */
+export function handoffId(h: TestHub, accepted = false): string {
+  const dev = h.app.ctx.device.capabilities.actor?.id ?? 'device';
+  const ho = h.hub.handoffs.propose({ item: 'tray', from: { kind: 'robot', id: dev }, to: { kind: 'human', id: 'amal' } }, agent);
+  if (accepted) h.hub.handoffs.accept(ho.id, human);
+  return ho.id;
+}
+
 /** A fresh advice answer (feed 4: its option `menu-a` is a plan to cook) kept on the hub, for apply. */
 export function adviceAnswer(h: TestHub): { responseId: string; optionId: string } {
   const r = h.hub.advice.store ? advise(h.hub.advice, { intent: 'feed', query: { people: 4 } }, human) : undefined;
@@ -251,6 +264,50 @@ export const ROWS: Row[] = [
     ok: 200,
     setup: (h) => ({ path: `/svc/v1/team-plans/${h.hub.team.propose({ sessionId: planned(h).id }, human).plan.id}` }),
   },
+  { method: 'GET', route: '/svc/v1/leases', need: 'read', ok: 200 },
+  {
+    method: 'POST',
+    route: '/svc/v1/leases',
+    need: 'cook',
+    ok: 201,
+    setup: () => ({ body: { resource: `vessel:matrix-${++leaseCount}` } }),
+  },
+  { method: 'GET', route: '/svc/v1/leases/:id', need: 'read', ok: 200, setup: (h) => ({ path: `/svc/v1/leases/${leaseId(h)}` }) },
+  {
+    method: 'POST',
+    route: '/svc/v1/leases/:id/renew',
+    need: 'cook',
+    ok: 200,
+    setup: (h) => ({ path: `/svc/v1/leases/${leaseId(h)}/renew`, body: { ttlSeconds: 60 } }),
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/leases/:id/release',
+    need: 'cook',
+    ok: 200,
+    setup: (h) => ({ path: `/svc/v1/leases/${leaseId(h)}/release` }),
+  },
+  { method: 'DELETE', route: '/svc/v1/leases/:id', need: 'cook', ok: 200, setup: (h) => ({ path: `/svc/v1/leases/${leaseId(h)}` }) },
+  { method: 'GET', route: '/svc/v1/handoffs', need: 'read', ok: 200 },
+  {
+    method: 'POST',
+    route: '/svc/v1/handoffs',
+    need: 'cook',
+    ok: 201,
+    setup: (h) => ({
+      body: { item: 'tray', from: { kind: 'robot', id: h.app.ctx.device.capabilities.actor?.id }, to: { kind: 'human', id: 'amal' } },
+    }),
+  },
+  { method: 'GET', route: '/svc/v1/handoffs/:id', need: 'read', ok: 200, setup: (h) => ({ path: `/svc/v1/handoffs/${handoffId(h)}` }) },
+  ...(['accept', 'complete', 'decline'] as const).map(
+    (a): Row => ({
+      method: 'POST',
+      route: `/svc/v1/handoffs/:id/${a}`,
+      need: 'cook',
+      ok: 200,
+      setup: (h) => ({ path: `/svc/v1/handoffs/${handoffId(h, a === 'complete')}/${a}`, body: {} }),
+    }),
+  ),
   { method: 'GET', route: '/svc/v1/safety', need: 'read', ok: 200 },
   {
     method: 'POST',
@@ -372,6 +429,16 @@ export const SPEC_TOOL_SCOPES: Record<string, string | null> = {
   search_offers: null,
   request_quote: 'order:create',
   team_call_for_proposals: 'cook',
+  // Leases and handoffs (spec §2.2, §4.3's hub paths): runtime/mcp/tools-leases.ts.
+  list_leases: 'read',
+  claim_lease: 'cook',
+  renew_lease: 'cook',
+  release_lease: 'cook',
+  list_handoffs: 'read',
+  propose_handoff: 'cook',
+  accept_handoff: 'cook',
+  complete_handoff: 'cook',
+  decline_handoff: 'cook',
 };
 
 /** The tokens of the matrix: none, one per scope, and one with a scope the hub does not know. */

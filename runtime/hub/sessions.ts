@@ -35,6 +35,11 @@ export interface SessionDeps {
   log?: { warn(obj: object, msg?: string): void };
   /** The household's standing constraints (runtime/hub/household.ts): level, allergens, diets. */
   household?: () => Household;
+  /** Leases (runtime/hub/leases.ts): a session holds its device while it cooks. */
+  leases?: {
+    claimForSession(sessionId: string, by: Principal): unknown;
+    releaseForSession(sessionId: string, reason: string): void;
+  };
 }
 
 export interface CreateSessionInput {
@@ -264,9 +269,18 @@ export class SessionService {
         });
       }
     }
+    // The device it cooks on is leased to the session (409 lease-conflict while another holds it or one of its parts).
+    this.d.leases?.claimForSession(s.id, by);
     s.startedBy = actorOf(by);
-    const status = this.driver.startRecipe(s, 0);
+    let status: ReturnType<SessionDriver['startRecipe']>;
+    try {
+      status = this.driver.startRecipe(s, 0);
+    } catch (err) {
+      this.d.leases?.releaseForSession(s.id, 'start_failed');
+      throw err;
+    }
     if (status.state === 'refused') {
+      this.d.leases?.releaseForSession(s.id, 'start_refused');
       delete s.recipes[0]?.executionId;
       this.save(s, 'planned');
       const reason = status.refusal?.reason ?? 'refused';

@@ -102,6 +102,8 @@ export interface Task {
   answer?: { value: string; by: Actor; at: string };
   /** For team steps: the step (`<recipeId>#<nodeId>`), its op, and its slot in the team plan. */
   step?: { ref: string; op: string; planId: string; start: string; end: string };
+  /** The handoff moving this task, as it last stood (runtime/hub/handoffs.ts). */
+  handoff?: { id: string; state: string; to: { id: string; kind: string } };
 }
 
 /** Who a task for "a person of this household" is assigned to. */

@@ -24,6 +24,16 @@ export const TOOL_SCOPES: Record<string, string | null> = {
   search_offers: null,
   request_quote: 'order:create',
   team_call_for_proposals: 'cook',
+  // Leases and handoffs (spec §2.2, §4.3's hub paths): runtime/mcp/tools-leases.ts.
+  list_leases: 'read',
+  claim_lease: 'cook',
+  renew_lease: 'cook',
+  release_lease: 'cook',
+  list_handoffs: 'read',
+  propose_handoff: 'cook',
+  accept_handoff: 'cook',
+  complete_handoff: 'cook',
+  decline_handoff: 'cook',
 };
 
 /** Tools beyond the spec's table, present only when their feature runs. */

@@ -18,8 +18,10 @@ import { MatchInputError } from '../../services/index/match.js';
 import type { PlanningContext } from '../../services/planning/context.js';
 import { type MatchInput, matchWithStock, type PreviewInput, previewPlan } from '../../services/planning/plan.js';
 import { REASON_MAX, reasonValue } from '../http/stop-body.js';
+import type { HandoffService } from '../hub/handoffs.js';
 import type { InventoryPatch, KitchenService } from '../hub/kitchen.js';
 import { inventoryPatchSchema, modeSchema, type OrderInput, orderExtras, orderSchema } from '../hub/kitchen-routes.js';
+import type { LeaseService } from '../hub/leases.js';
 import type { MarketService } from '../hub/market.js';
 import type { NotifyService } from '../hub/notify.js';
 import { planPreviewSchema } from '../hub/planning-routes.js';
@@ -29,6 +31,7 @@ import type { SessionService } from '../hub/sessions.js';
 import type { TeamService } from '../hub/team.js';
 import { type HubTool, ok, refusal, scopedTool, scopeRefusal, type ToolOutcome } from './tool-call.js';
 import { adviceTools } from './tools-advice.js';
+import { leaseTools } from './tools-leases.js';
 import { marketTools } from './tools-market.js';
 import { notifyTool } from './tools-notify.js';
 import { teamTools } from './tools-team.js';
@@ -47,6 +50,9 @@ export interface HubMcpDeps {
   market?: MarketService;
   /** Team plans (runtime/hub/team.ts). */
   team: TeamService;
+  /** Leases and handoffs (runtime/hub/leases.ts, handoffs.ts). */
+  leases: LeaseService;
+  handoffs: HandoffService;
   /** The device's capabilities document (the hub's own actor). */
   capabilities: unknown;
   safety: SafetyDeps;
@@ -272,6 +278,7 @@ export function hubTools(d: HubMcpDeps, via = 'MCP'): HubTool[] {
   tools.push(...adviceTools(d.advice));
   if (d.market) tools.push(...marketTools(d.market));
   tools.push(...teamTools(d.team));
+  tools.push(...leaseTools(d.leases, d.handoffs));
   if (d.runFlow) tools.push(runFlowTool(d.runFlow));
   return tools;
 }
