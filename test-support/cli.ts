@@ -1,8 +1,10 @@
 /**
- * Run the `hearth` CLI from source in a child process, as a user would (real argv, stdout, stderr, exit code).
+ * Run the `hearth` CLI in a child process, as a user would (real argv, stdout, stderr, exit code): the compiled
+ * CLI in dist/ when it is newer than every source file (as bin/hearth.mjs decides; `npm ci` builds it),
+ * else the sources through tsx, so an edit is never tested against an old build.
  */
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,8 +30,41 @@ export function scratchFiles(
   return { dir, file };
 }
 
-/** argv for spawning the CLI from source: [node, ...args]. */
+const compiled = join(repoRoot, 'dist/runtime/cli/run.js');
+const SOURCE_DIRS = ['core', 'safety', 'schemas', 'drivers', 'platform', 'runtime', 'services', 'conformance'];
+let compiledIsFresh: boolean | undefined;
+
+/**
+ * Whether dist/ was built after the last change to any source file (*.ts but tests, and the schema JSON the
+ * build compiles into validators). Worked out once per test process.
+ */
+export function distIsFresh(): boolean {
+  compiledIsFresh ??= builtAfterSources();
+  return compiledIsFresh;
+}
+
+function builtAfterSources(): boolean {
+  const stamp = join(repoRoot, 'dist/.built');
+  if (!existsSync(compiled) || !existsSync(stamp)) return false;
+  const built = statSync(stamp).mtimeMs;
+  for (const dir of SOURCE_DIRS) {
+    let names: string[];
+    try {
+      names = readdirSync(join(repoRoot, dir), { recursive: true }) as string[];
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const source = (name.endsWith('.ts') && !name.endsWith('.test.ts')) || (dir === 'schemas' && name.endsWith('.json'));
+      if (source && statSync(join(repoRoot, dir, name)).mtimeMs > built) return false;
+    }
+  }
+  return true;
+}
+
+/** argv for spawning the CLI: [node, ...args], compiled when dist/ is fresh, else from source. */
 export function hearthArgv(args: string[]): [string, string[]] {
+  if (distIsFresh()) return [process.execPath, [compiled, ...args]];
   return [process.execPath, ['--import', 'tsx', entry, ...args]];
 }
 
