@@ -162,7 +162,14 @@ async function stopLatency(): Promise<void> {
     const r = h.app.ctx.executor.start(executeRequest(h.app, KOSHARI, newKey()) as unknown as ExecuteRequest, null);
     if (r.kind !== 'status') throw new Error('no execution');
     for (let k = 0; k < 20 && (h.app.ctx.rig.heaters.get('pot')?.power ?? 0) === 0; k++) await h.clock.advanceAsync(500);
-    if ((h.app.ctx.rig.heaters.get('pot')?.power ?? 0) === 0) throw new Error('the pot never heated');
+    // Let the pot heat for a simulated second before the stop, as in a kitchen: stopping the instant the relay
+    // closes delivers no heat to the water while the heat-response check (thermal_runaway) counts the power
+    // over its sampling interval, and 65 such zero-length pulses in a row trip it.
+    await h.clock.advanceAsync(1000);
+    if ((h.app.ctx.rig.heaters.get('pot')?.power ?? 0) === 0) {
+      const safety = (h.app.ctx.executor.status(r.status.id) as { 'x-hearth-safety'?: unknown } | undefined)?.['x-hearth-safety'];
+      throw new Error(`the pot never heated (stop ${i}): ${JSON.stringify(safety ?? h.app.ctx.executor.status(r.status.id))}`);
+    }
     let offAt = 0;
     const off = h.app.ctx.bus.on('heater', (e) => {
       if (e.heater === 'pot' && e.power === 0 && offAt === 0) offAt = performance.now();
