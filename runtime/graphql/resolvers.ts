@@ -8,8 +8,8 @@ import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import { recipeNodeResolvers, type SearchArgs, searchConnection } from '../../services/index/graphql-search.js';
 import type { Executor } from '../executor/executor.js';
-import type { InventoryPatch, OrderLine } from '../hub/kitchen.js';
-import { inventoryPatchSchema, orderSchema } from '../hub/kitchen-routes.js';
+import type { InventoryPatch } from '../hub/kitchen.js';
+import { inventoryPatchSchema, type OrderInput, orderExtras, orderSchema } from '../hub/kitchen-routes.js';
 import { createSessionSchema, rulesSchema } from '../hub/routes.js';
 import { safetyState } from '../hub/safety-routes.js';
 import type { CreateSessionInput } from '../hub/sessions.js';
@@ -113,8 +113,11 @@ export function hubResolvers(d: HubGraphqlDeps) {
       },
       createOrderIntent: (_: unknown, a: Record<string, unknown>, c: Ctx) => {
         const p = need(c, 'Mutation.createOrderIntent');
-        const body = checked<{ lines: OrderLine[]; note?: string }>(orderSchema, a, 'arguments');
-        return d.kitchen.createOrder(body.lines, body.note, p);
+        // The arguments are the REST body: the same schema, the same mandate check (mandates.ts). The mandate is
+        // passed on as sent (checked() drops nulls, which would change a signed document).
+        const body = checked<OrderInput>(orderSchema, a, 'arguments');
+        if (a.mandate !== null && a.mandate !== undefined) body.mandate = a.mandate;
+        return d.kitchen.createOrder(body.lines, body.note, p, orderExtras(d.kitchen, d.mandateKeys?.() ?? [], p, body));
       },
       emergencyStop: (_: unknown, a: { reason?: string | null }, c: Ctx) =>
         emergencyStopResult(d, a.reason, need(c, 'Mutation.emergencyStop')),

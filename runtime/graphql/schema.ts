@@ -87,8 +87,16 @@ type OrderIntent {
   createdAt: String!
   approvedBy: Actor
   approvedAt: String
+  "The provider named when the order was created, if any."
+  provider: String
+  "The estimated total named when the order was created, if any."
+  estimatedTotal: Money
+  "The mandate the order was made under: {principal, hash}, when an agent acted under one."
+  mandate: JSON
   document: JSON!
 }
+
+type Money { amount: Float! currency: String! }
 
 type Execution {
   id: ID!
@@ -131,6 +139,7 @@ input SessionRecipeInput { recipeId: ID! servings: Float }
 input CreateSessionInput { recipes: [SessionRecipeInput!]! serveAt: String! mode: SessionMode! }
 input InventoryItemInput { id: ID name: String! quantity: Float! unit: String! expires: String }
 input OrderLineInput { item: String! quantity: Float! unit: String! note: String }
+input MoneyInput { amount: Float! currency: String! }
 
 # Root fields are nullable: a field the token may not read is null with its error, the others still answer.
 type Query {${SEARCH_QUERY_FIELD}
@@ -175,8 +184,8 @@ type Mutation {
   respondToTask(id: ID!, answer: TaskAnswerValue!, acknowledgedRules: [String!], note: String): Task!
   "Add, change or remove inventory items (inventory)."
   updateInventory(upsert: [InventoryItemInput!], remove: [ID!]): Inventory!
-  "Create an order intent, awaiting a person's approval (order:create)."
-  createOrderIntent(lines: [OrderLineInput!]!, note: String): OrderIntent!
+  "Create an order intent, awaiting a person's approval (order:create). A mandate (a signed AgentMandate) is verified in full, as over REST and MCP."
+  createOrderIntent(lines: [OrderLineInput!]!, note: String, provider: String, estimatedTotal: MoneyInput, mandate: JSON): OrderIntent!
   "Emergency stop: cut heat everywhere now. Any paired token; never refused for its scopes or its reason."
   emergencyStop(reason: String): EmergencyStopResult!
 }
