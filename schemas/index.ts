@@ -48,6 +48,8 @@ const targets = {
   quoteRequestRecord: 'market.schema.json#/$defs/QuoteRequestRecord',
   teamPlan: 'team-plan.schema.json',
   teamPlanBody: 'team-plan.schema.json#/$defs/Plan',
+  session: 'session.schema.json#/$defs/Session',
+  task: 'session.schema.json#/$defs/Task',
 } as const;
 
 export type SchemaName = keyof typeof targets;
