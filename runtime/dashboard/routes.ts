@@ -114,7 +114,7 @@ export function registerDashboardRoutes(http: FastifyInstance, o: DashboardRoute
         config: { idempotency: 'optional' },
         onRequest: async (req) => {
           const access = checkAccess(req, false);
-          const by = access === 'local' ? `the dashboard at ${req.ip}` : `${req.principal?.kind} ${req.principal?.name}`;
+          const by = access === 'local' ? `the dashboard at ${req.ip}` : `${req.principal?.kind} ${req.principal?.name} via the dashboard`;
           (req as Stopped).dashboardStop = emergencyStop(o.safety, 'the e-stop on the dashboard was pressed', by);
         },
       },

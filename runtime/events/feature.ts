@@ -10,6 +10,7 @@ import { systemClock } from '../../drivers/clock.js';
 import { type RevocationWatch, sharedRevocations } from '../../platform/http/revocation.js';
 import type { AppContext, Feature } from '../app/context.js';
 import { ConfigError } from '../config/config.js';
+import { emergencyStop, stopSource } from '../hub/safety-routes.js';
 import type { HubMcpDeps } from '../mcp/tools.js';
 import { MqttFeature } from '../mqtt/feature.js';
 import { FleetBridge } from '../mqtt/fleet-bridge.js';
@@ -118,8 +119,18 @@ export function createEventFeatures(opts: { hubTools?: () => HubMcpDeps | undefi
         ...(o.mqttUrl !== undefined ? { mqttUrl: o.mqttUrl } : {}),
         ...(o.mqttUsername !== undefined ? { mqttUsername: o.mqttUsername } : {}),
         ...(o.mqttPassword !== undefined ? { mqttPassword: o.mqttPassword } : {}),
-        estop: (message, origin) =>
-          ctx.supervisor.cutAll('estop', message, { source: `mqtt ${origin.principal ?? `client ${origin.clientId}`}` }),
+        // The hub's e-stop service, as REST, MCP and GraphQL: a stop while latched cuts again and is announced
+        // again, with this stopper's reason and source.
+        estop: (message, origin, reason) => {
+          emergencyStop(
+            { supervisor: ctx.supervisor, bus: ctx.bus, now: () => ctx.clock.now(), stopAll: (m) => ctx.executor.stopAll(m) },
+            reason,
+            origin.principal && origin.kind
+              ? stopSource({ kind: origin.kind, name: origin.principal }, 'MQTT')
+              : `mqtt client ${origin.clientId}`,
+            message,
+          );
+        },
         ...(opts.hubTools ? { commands: { deps: opts.hubTools, problemBase: () => ctx.baseUrl() } } : {}),
         revocations: revocations(ctx),
         log: (level, msg, detail) => log[level](detail ?? {}, msg),

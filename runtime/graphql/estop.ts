@@ -5,7 +5,7 @@
  */
 import type { Principal } from '../../platform/http/auth.js';
 import { reasonValue } from '../http/stop-body.js';
-import { emergencyStop, type SafetyDeps, safetyState } from '../hub/safety-routes.js';
+import { emergencyStop, type SafetyDeps, safetyState, stopSource } from '../hub/safety-routes.js';
 
 export interface StopDeps {
   safety: SafetyDeps;
@@ -15,7 +15,7 @@ export interface StopDeps {
 export function emergencyStopResult(d: StopDeps, rawReason: unknown, p: Principal) {
   const warnings: string[] = [];
   const reason = reasonValue(rawReason ?? undefined, warnings);
-  const trip = emergencyStop(d.safety, reason ?? 'requested over GraphQL', `${p.kind} ${p.name}`);
+  const trip = emergencyStop(d.safety, reason, stopSource(p, 'GraphQL'));
   if (warnings.length > 0)
     d.warn?.(`emergencyStop by ${p.kind} ${p.name} with a malformed reason (stopped anyway): ${warnings.join('; ')}`);
   return {

@@ -122,3 +122,30 @@ export function reasonValue(raw: unknown, warnings: string[]): string | undefine
   }
   return raw;
 }
+
+/**
+ * The `reason` of a stop sent as a message rather than a request body (the MQTT `estop` topic): `{"reason": …}`,
+ * or the reason itself as a JSON string or plain text. Anything else, or a payload over STOP_BODY_KEEP bytes, is a warning and no
+ * reason; never a refusal. Bounded work: at most STOP_BODY_KEEP bytes are decoded.
+ */
+export function reasonOfMessage(payload: Buffer | string): { reason?: string; warnings: string[] } {
+  const warnings: string[] = [];
+  const bytes = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+  if (bytes === 0) return { warnings };
+  if (bytes > STOP_BODY_KEEP) {
+    warnings.push(`the payload (${bytes} bytes) is longer than ${STOP_BODY_KEEP} bytes; it was ignored`);
+    return { warnings };
+  }
+  const text = (typeof payload === 'string' ? payload : payload.toString('utf8')).trim();
+  if (text === '') return { warnings };
+  let json: unknown;
+  try {
+    json = parseJson(text);
+  } catch {
+    // Not JSON: the text is the reason (`mosquitto_pub -m 'oil smoking'`).
+    const reason = reasonValue(text, warnings);
+    return reason ? { reason, warnings } : { warnings };
+  }
+  const reason = typeof json === 'string' ? reasonValue(json, warnings) : reasonOf({ json, bytes, warnings });
+  return reason ? { reason, warnings } : { warnings };
+}

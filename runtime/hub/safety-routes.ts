@@ -2,7 +2,8 @@
  * Emergency stop and safety state (spec §5, semantics §8). `POST /svc/v1/safety/estop` works with any valid
  * token whatever its scopes (the physical button works with none: the supervisor watches it): heat is cut on
  * every heater through the supervisor before the body is even read, the stop latches, and a `safety` event
- * (kind `estop`, action `heat_off_all`) goes on the bus. `GET /svc/v1/safety` shows the latched state, the trip
+ * (kind `estop`, action `heat_off_all`) goes on the bus; a `{reason}` in the body follows in a second estop
+ * event for the same trip, once the body has arrived. `GET /svc/v1/safety` shows the latched state, the trip
  * and what to check; `POST /svc/v1/safety/reset` clears it: an admin token, or a person's token while a person is sensed present.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -45,11 +46,20 @@ export function resetAuthority(d: SafetyDeps, p: Principal): 'admin' | 'present 
   return 'present person';
 }
 
-/** Cut every heater, latch, and make sure a `safety` estop event goes out (the supervisor emits it on the first latch). */
-export function emergencyStop(d: SafetyDeps, reason: string, by: string): SafetyTrip {
+/** Who stopped, for the event's `source`: the token's kind and name and the door it came through (`human Amal via REST`). */
+export function stopSource(p: { kind: string; name: string }, via: string): string {
+  return `${p.kind} ${p.name} via ${via}`;
+}
+
+/**
+ * Cut every heater, latch, and make sure a `safety` estop event goes out (the supervisor emits it on the first
+ * latch). `reason` is the stopper's own words, when they were known before the stop (MCP, GraphQL, MQTT); a REST
+ * body arrives after heat is cut, and its reason follows in `statedStopReason`. `said` replaces the default message.
+ */
+export function emergencyStop(d: SafetyDeps, reason: string | undefined, by: string, said?: string): SafetyTrip {
   const wasLatched = d.supervisor.status().latched;
-  const message = `emergency stop by ${by}: ${reason}`.slice(0, 500);
-  const trip = d.supervisor.cutAll('estop', message, { source: by, statedReason: reason });
+  const message = (said ?? (reason === undefined ? `emergency stop by ${by}` : `emergency stop by ${by}: ${reason}`)).slice(0, 500);
+  const trip = d.supervisor.cutAll('estop', message, { source: by, ...(reason !== undefined ? { statedReason: reason } : {}) });
   if (wasLatched) {
     d.stopAll(message);
     d.bus.emit('safety', {
@@ -57,12 +67,33 @@ export function emergencyStop(d: SafetyDeps, reason: string, by: string): Safety
       trip,
       action: 'heat_off_all',
       message,
-      reason,
+      ...(reason !== undefined ? { reason } : {}),
       source: by,
       at: new Date(d.now()).toISOString(),
     });
   }
   return trip;
+}
+
+/**
+ * The reason a stopper gave once the stop had already happened (a REST e-stop's body is read after heat is cut,
+ * so a slow or hostile body can never delay the stop): a second `safety` estop event for the same trip, with
+ * `reason` and `source`, so every subscriber (and the retained MQTT alarm) carries the stopper's words. Nothing
+ * is cut or latched again; when the stop was reset meanwhile, no event (the reason is only logged by the caller).
+ */
+export function statedStopReason(d: SafetyDeps, trip: SafetyTrip, reason: string, by: string): boolean {
+  const now = d.supervisor.status();
+  if (!now.latched || now.trip?.id !== trip.id) return false;
+  d.bus.emit('safety', {
+    kind: 'estop',
+    trip: { ...trip, ...(trip.source === by ? { statedReason: reason } : {}) },
+    action: 'heat_off_all',
+    message: `emergency stop by ${by}: ${reason}`.slice(0, 500),
+    reason,
+    source: by,
+    at: new Date(d.now()).toISOString(),
+  });
+  return true;
 }
 
 export function safetyState(d: SafetyDeps) {
@@ -87,14 +118,17 @@ export function registerSafetyRoutes(http: FastifyInstance, d: SafetyDeps): void
       {
         // The stop happens here, after the token check and before the body is read.
         onRequest: async (req) => {
-          const p = requirePrincipal(req);
-          (req as Stopped).estop = emergencyStop(d, 'requested over the hub API', `${p.kind} ${p.name}`);
+          (req as Stopped).estop = emergencyStop(d, undefined, stopSource(requirePrincipal(req), 'REST'));
         },
       },
       async (req, reply) => {
         const body = stopBodyOf(req);
         const reason = reasonOf(body);
         if (body.warnings.length > 0) req.log.warn({ warnings: body.warnings }, 'emergency stop with a malformed body (stopped anyway)');
+        const trip = (req as Stopped).estop;
+        // The stop happened before the body was read; its reason follows as a second event on the same trip.
+        if (reason !== undefined && trip && !statedStopReason(d, trip, reason, stopSource(requirePrincipal(req), 'REST')))
+          req.log.warn({ reason, trip: trip.id }, 'the e-stop was reset before its reason arrived');
         return reply.code(202).send({
           accepted: true,
           action: 'heat_off_all',

@@ -26,7 +26,7 @@ import type { MarketService } from '../hub/market.js';
 import type { NotifyService } from '../hub/notify.js';
 import { planPreviewSchema } from '../hub/planning-routes.js';
 import { createSessionSchema, rulesSchema } from '../hub/routes.js';
-import { emergencyStop, type SafetyDeps, safetyState } from '../hub/safety-routes.js';
+import { emergencyStop, type SafetyDeps, safetyState, stopSource } from '../hub/safety-routes.js';
 import type { SessionService } from '../hub/sessions.js';
 import type { TeamService } from '../hub/team.js';
 import { type HubTool, ok, refusal, scopedTool, scopeRefusal, type ToolOutcome } from './tool-call.js';
@@ -327,7 +327,7 @@ function emergencyStopTool(d: HubMcpDeps, via: string): HubTool {
       } else if (args !== undefined && args !== null) {
         warnings.push('the arguments are not an object; they were ignored');
       }
-      const trip = emergencyStop(d.safety, reason ?? `requested over ${via}`, `${principal.kind} ${principal.name}`);
+      const trip = emergencyStop(d.safety, reason, stopSource(principal, via));
       if (warnings.length > 0)
         d.warn?.(`emergency_stop by ${principal.kind} ${principal.name} with malformed arguments (stopped anyway): ${warnings.join('; ')}`);
       return ok({

@@ -15,8 +15,8 @@ import type { BusTransport, CommandOrigin, OutgoingMessage } from './transport.j
 export interface MqttBridgeOptions {
   hub: EventHub;
   transport: BusTransport;
-  /** An e-stop request came over MQTT (any authenticated client may send one). */
-  onEstop?: (origin: CommandOrigin) => void;
+  /** An e-stop request came over MQTT (any authenticated client may send one), with its payload. */
+  onEstop?: (origin: CommandOrigin, payload: Buffer) => void;
   onError?: (err: unknown) => void;
   now?: () => number;
 }
@@ -52,8 +52,8 @@ export class MqttBridge {
   private published = 0;
 
   constructor(private readonly o: MqttBridgeOptions) {
-    o.transport.onCommand((command, origin) => {
-      if (command === 'estop') o.onEstop?.(origin);
+    o.transport.onCommand((command, origin, payload) => {
+      if (command === 'estop') o.onEstop?.(origin, payload);
     });
   }
 

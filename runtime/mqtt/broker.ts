@@ -184,7 +184,7 @@ export class EmbeddedBroker implements BusTransport {
         const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
         for (const h of this.handlers) {
           try {
-            h(verdict.command, { clientId: client.id, principal: s.principal.name }, payload);
+            h(verdict.command, { clientId: client.id, principal: s.principal.name, kind: s.principal.kind }, payload);
           } catch (err) {
             this.log('mqtt command handler failed', { err: String(err) });
           }

@@ -182,7 +182,7 @@ t.test('emergency_stop over MQTT is never refused: any token, any payload, any r
   t.equal(power(h), 0, 'heat is off');
   const answer = await asked.answered;
   t.match(answer?.body, { accepted: true, action: 'heat_off_all', latched: true, warnings: [/unexpected arguments ignored: extra/] });
-  t.match(h.app.ctx.supervisor.status().trip?.message, /emergency stop by agent wall-button: smoke/);
+  t.match(h.app.ctx.supervisor.status().trip?.message, /emergency stop by agent wall-button via MQTT: smoke/);
 
   await heatUp(t, h, admin);
   await button.ask('emergency_stop', {}, { qos: 0, responseTopic: 'svc/elsewhere/reply/x' });

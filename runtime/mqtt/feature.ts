@@ -6,6 +6,7 @@
 import type { RevocationWatch } from '../../platform/http/revocation.js';
 import type { EventBus } from '../events/bus.js';
 import type { EventHub } from '../events/hub.js';
+import { reasonOfMessage } from '../http/stop-body.js';
 import type { HubMcpDeps } from '../mcp/tools.js';
 import { availabilityMessage, MqttBridge } from './bridge.js';
 import { EmbeddedBroker } from './broker.js';
@@ -27,8 +28,11 @@ export interface MqttFeatureOptions {
   mqttUrl?: string;
   mqttUsername?: string;
   mqttPassword?: string;
-  /** Called for an e-stop request from a bus client; cut the heat here. */
-  estop?: (message: string, origin: CommandOrigin) => void;
+  /**
+   * Called for an e-stop request from a bus client; cut the heat here. `reason` is the one the payload gave
+   * (`{"reason": …}` or plain text; runtime/http/stop-body.ts `reasonOfMessage`), if any.
+   */
+  estop?: (message: string, origin: CommandOrigin, reason?: string) => void;
   /**
    * Serve the hub's MCP tools as request/response operations on `svc/{k}/command/{operation}` (commands.ts;
    * embedded broker only). `deps` is read per request: undefined until the hub feature has started.
@@ -94,10 +98,16 @@ export class MqttFeature {
       transport: this.transport,
       now,
       onError: (err) => o.log?.('error', 'mqtt publish failed', { err: String(err) }),
-      onEstop: (origin) => {
+      onEstop: (origin, payload) => {
         const by = origin.principal ?? origin.clientId;
-        o.log?.('warn', 'e-stop requested over MQTT', { ...origin });
-        o.estop?.(`e-stop requested over MQTT by ${by}`, origin);
+        // Bounded (at most a few KiB decoded) and never a reason to refuse: a bad payload is only a warning.
+        const { reason, warnings } = reasonOfMessage(payload);
+        o.estop?.(`e-stop requested over MQTT by ${by}${reason ? `: ${reason}` : ''}`.slice(0, 500), origin, reason);
+        o.log?.('warn', 'e-stop requested over MQTT', {
+          ...origin,
+          ...(reason ? { reason } : {}),
+          ...(warnings.length ? { warnings } : {}),
+        });
       },
     });
   }

@@ -22,7 +22,10 @@ export interface OutgoingMessage {
 /** Who sent a command. On an external broker the hub cannot know more than the topic. */
 export interface CommandOrigin {
   clientId: string;
+  /** The token's name. */
   principal?: string;
+  /** The token's kind (`human`, `agent`), when the broker knows the token. */
+  kind?: string;
 }
 
 export type CommandHandler = (command: string, origin: CommandOrigin, payload: Buffer) => void;
