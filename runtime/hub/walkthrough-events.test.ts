@@ -195,8 +195,13 @@ t.test('watch it happen: MQTT, SSE and a webhook see every task, session and saf
       .filter((e) => e.type === 'svc.safety.estop' || e.type === 'svc.safety.reset')
       .map((e) => `${e.type} ${e.subject} ${e.svcpriority}`)
       .sort();
-  const want = ['svc.safety.estop kitchen safety', 'svc.safety.reset kitchen safety'];
+  // Two e-stop events for the one stop: heat is cut before the body is read, then the body's reason follows.
+  const want = ['svc.safety.estop kitchen safety', 'svc.safety.estop kitchen safety', 'svc.safety.reset kitchen safety'];
   t.same(stopAndReset(story), want, 'SSE: the e-stop and its reset');
+  t.ok(
+    story.some((e) => e.type === 'svc.safety.estop' && e.data?.reason === 'smoke' && / via REST$/.test(String(e.data?.source))),
+    'the body’s reason and who stopped reach the subscribers',
+  );
   t.same(stopAndReset(watchedOnMqtt()), want, 'MQTT: the e-stop and its reset');
   t.same(stopAndReset(receiver.got.map((w) => w.ce)), want, 'the webhook: the e-stop and its reset');
   await waitFor('MQTT never cleared the retained e-stop', () =>
