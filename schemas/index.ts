@@ -50,6 +50,14 @@ const targets = {
   teamPlanBody: 'team-plan.schema.json#/$defs/Plan',
   session: 'session.schema.json#/$defs/Session',
   task: 'session.schema.json#/$defs/Task',
+  reliefProgram: 'relief.schema.json#/$defs/Program',
+  reliefNeed: 'relief.schema.json#/$defs/Need',
+  reliefPledge: 'relief.schema.json#/$defs/Pledge',
+  reliefAllocation: 'relief.schema.json#/$defs/Allocation',
+  reliefImpact: 'relief.schema.json#/$defs/ImpactReport',
+  reliefNeedRecord: 'relief.schema.json#/$defs/NeedRecord',
+  reliefPledgeRecord: 'relief.schema.json#/$defs/PledgeRecord',
+  reliefAllocationRecord: 'relief.schema.json#/$defs/AllocationRecord',
 } as const;
 
 export type SchemaName = keyof typeof targets;

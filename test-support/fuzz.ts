@@ -46,7 +46,7 @@ export async function runFuzz(o: {
   inspect?: (h: FullHub, round: number) => void | Promise<void>;
 }): Promise<FuzzReport> {
   const p = new Pick(rng(o.seed));
-  const h = await startFullHub();
+  const h = await startFullHub({ config: { relief: { coordinator: true } } });
   const bySurface = Object.fromEntries(
     SURFACES.map((s) => [s, { sent: 0, ok: 0, refused: 0, server5xx: 0, notProblem: 0, hangs: 0 }]),
   ) as Record<Surface, Tally>;

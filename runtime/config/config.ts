@@ -50,6 +50,8 @@ export interface HearthConfig extends EventsConfig {
   syncInterval: number;
   /** Folder of market documents (Provider, OfferFeed) the hub searches and prices quotes from (docs/hub.md#market). */
   market?: string;
+  /** Relief: `coordinator` makes this hub keep open needs, pledges and allocations (docs/hub.md#relief). */
+  relief?: { coordinator?: boolean };
   /**
    * Host names and addresses the HTTP server answers to besides localhost, this machine's names and addresses
    * and the public URL's host (DNS-rebinding protection, platform/http/host-guard.ts); `*` turns the check off.
@@ -85,6 +87,7 @@ export const configSchema = {
     index: { type: 'array', maxItems: 10, items: { type: 'string', pattern: '^https?://[^\\s]+$' } },
     trust: { type: 'string', minLength: 1 },
     market: { type: 'string', minLength: 1 },
+    relief: { type: 'object', additionalProperties: false, properties: { coordinator: { type: 'boolean' } } },
     syncInterval: { type: 'integer', minimum: 1, maximum: 604800 },
     allowedHosts: {
       type: 'array',
@@ -187,6 +190,8 @@ export interface CliOptions {
   index?: string[];
   trust?: string;
   market?: string;
+  /** `--relief-coordinator` (commander gives true). */
+  reliefCoordinator?: boolean | string;
   syncInterval?: string;
   fault?: string[];
   kitchenId?: string;
@@ -220,6 +225,7 @@ function cliValues(o: CliOptions): Record<string, unknown> {
   for (const k of ['dataDir', 'rig', 'recipes', 'device', 'limits', 'publicUrl', 'logLevel', 'index', 'trust', 'market'] as const)
     if (o[k] !== undefined) v[k] = o[k];
   if (o.syncInterval !== undefined) v.syncInterval = durationSeconds(o.syncInterval);
+  if (o.reliefCoordinator === true) v.relief = { coordinator: true };
   if (o.fault !== undefined) v.faults = o.fault;
   if (o.allowedHosts !== undefined)
     v.allowedHosts = o.allowedHosts

@@ -64,6 +64,21 @@ export interface BusEvents {
   lease: { kind: 'granted' | 'renewed' | 'released' | 'expired' | 'revoked'; lease: Record<string, unknown>; at: string };
   /** A handoff was proposed, accepted, completed, declined or expired (runtime/hub/handoffs.ts). */
   handoff: { kind: 'proposed' | 'accepted' | 'completed' | 'declined' | 'expired'; handoff: Record<string, unknown>; at: string };
+  /**
+   * Relief on a coordinator hub (runtime/hub/relief.ts): a need, a pledge or an allocation was posted or changed
+   * (`status` is its status, an allocation's state), or one side of an assignment's handover was acknowledged
+   * (`id` the allocation, `pledgeId`, `step`; `record` the handover).
+   */
+  relief: {
+    kind: 'need' | 'pledge' | 'allocation' | 'handover';
+    at: string;
+    id: string;
+    status: string;
+    needId?: string;
+    pledgeId?: string;
+    step?: 'delivered' | 'received';
+    record: Record<string, unknown>;
+  };
   /** The fleet bridge (runtime/mqtt/fleet-bridge.ts) changed state. */
   'bridge.state': { state: string; url: string; queued: number; dropped: number; at: string; message?: string };
 }

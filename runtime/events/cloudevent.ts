@@ -45,6 +45,10 @@ export const EVENT_TYPES = [
   'svc.handoff.completed',
   'svc.handoff.declined',
   'svc.handoff.expired',
+  'svc.relief.need',
+  'svc.relief.pledge',
+  'svc.relief.allocation',
+  'svc.relief.handover',
 ] as const;
 
 /** The structured-mode JSON of one event. Extension attributes are lower-case, per CloudEvents 1.0. */
@@ -336,6 +340,24 @@ export function shapeOf<K extends BusEventName>(name: K, payload: BusEvents[K]):
         priority: 'normal',
         time: p.at,
         data: optional({ handoffId: h.id, state: h.state, taskId: h.taskId, sessionId: session, handoff: h }),
+      };
+    }
+    case 'relief': {
+      const p = payload as BusEvents['relief'];
+      return {
+        type: `svc.relief.${p.kind}`,
+        category: 'relief',
+        subject: p.id,
+        priority: 'normal',
+        time: p.at,
+        data: optional({
+          id: p.id,
+          status: p.status,
+          needId: p.needId,
+          pledgeId: p.pledgeId,
+          step: p.step,
+          [p.kind]: p.record,
+        }),
       };
     }
     case 'device.heartbeat': {

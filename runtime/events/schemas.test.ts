@@ -109,6 +109,21 @@ const SAMPLES: { [K in BusEventName]: BusEvents[K][] } = {
     at: SIM,
     handoff: { id: 'hof-1', state: kind, taskId: 't1', sessionId: 's1' },
   })),
+  relief: [
+    { kind: 'need', at: SIM, id: 'need-1', status: 'open', record: { id: 'need-1', people: 650 } },
+    { kind: 'pledge', at: SIM, id: 'pl-1', status: 'allocated', record: { id: 'pl-1', kind: 'robot_capacity' } },
+    { kind: 'allocation', at: SIM, id: 'alloc-1', status: 'allocated', needId: 'need-1', record: { id: 'alloc-1' } },
+    {
+      kind: 'handover',
+      at: SIM,
+      id: 'alloc-1',
+      status: 'in_transit',
+      needId: 'need-1',
+      pledgeId: 'pl-1',
+      step: 'delivered',
+      record: { pledge: 'pl-1' },
+    },
+  ],
 };
 
 function emitted(simulated: boolean): SvcCloudEvent[] {

@@ -36,6 +36,9 @@ import { NotifyService } from './notify.js';
 import { registerNotifyRoutes } from './notify-routes.js';
 import { registerPlanningRoutes } from './planning-routes.js';
 import { registerPrincipalKeyRoutes } from './principal-key-routes.js';
+import { ReliefService } from './relief.js';
+import { registerReliefRoutes } from './relief-routes.js';
+import { reliefMigration } from './relief-store.js';
 import { registerSessionRoutes } from './routes.js';
 import { registerSafetyRoutes, type SafetyDeps } from './safety-routes.js';
 import { SessionService } from './sessions.js';
@@ -59,6 +62,8 @@ export interface Hub {
   team: TeamService;
   leases: LeaseService;
   handoffs: HandoffService;
+  /** Relief needs, pledges and allocations (a coordinator hub; else every call answers not-coordinator). */
+  relief: ReliefService;
 }
 
 export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMcpDeps['runFlow'] } = {}): Feature {
@@ -70,7 +75,16 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
   let leases: LeaseService | undefined;
   return {
     name: 'hub',
-    migrations: [hubMigration, pairingMigration, pairingKeyMigration, adviceMigration, marketMigration, teamMigration, leasesMigration],
+    migrations: [
+      hubMigration,
+      pairingMigration,
+      pairingKeyMigration,
+      adviceMigration,
+      marketMigration,
+      teamMigration,
+      leasesMigration,
+      reliefMigration,
+    ],
     async start(ctx: AppContext) {
       const now = () => ctx.clock.now();
       // A market document that does not hold stops start-up with its path and the fault.
@@ -175,6 +189,8 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       registerTeamRoutes(ctx.http, team);
       registerLeaseRoutes(ctx.http, leases);
       registerHandoffRoutes(ctx.http, handoffs);
+      const relief = new ReliefService({ db: ctx.db, bus: ctx.bus, now, coordinator: ctx.config.relief?.coordinator === true });
+      registerReliefRoutes(ctx.http, relief);
       registerPairingRoutes(ctx.http, pairing, SCOPES);
       registerPrincipalKeyRoutes(ctx.http, ctx.principalKeys);
       registerAgentCard(ctx.http, () => ctx.baseUrl());
@@ -189,6 +205,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         team,
         leases,
         handoffs,
+        relief,
         capabilities: ctx.device.capabilities,
         safety,
         now,
@@ -226,6 +243,7 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
         team,
         leases,
         handoffs,
+        relief,
       });
     },
     async stop() {

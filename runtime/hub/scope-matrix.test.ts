@@ -22,6 +22,9 @@ import {
   principalKey,
   quoteBody,
   ROWS,
+  reliefNeed,
+  reliefPledge,
+  reliefPledgeBody,
   running,
   SPEC_TOOL_SCOPES,
   sessionBody,
@@ -47,7 +50,7 @@ t.test('every hub route is in the table, and every row is a route', async (t) =>
 });
 
 t.test('scope matrix: every route against every scope', async (t) => {
-  const h = await startHub({ market: MARKET_DIR });
+  const h = await startHub({ market: MARKET_DIR, relief: true });
   t.teardown(() => h.close());
   await h.presence(true);
   const tokens = new Map<string | null, string | undefined>(
@@ -103,7 +106,7 @@ t.test('agents: routes that need a person answer 403 not-human-approver', async 
 
 t.test('scope matrix: every MCP tool against every scope', async (t) => {
   t.same(TOOL_SCOPES, SPEC_TOOL_SCOPES, 'the hub enforces the spec’s tool scopes');
-  const h = await startHub({ market: MARKET_DIR });
+  const h = await startHub({ market: MARKET_DIR, relief: true });
   t.teardown(() => h.close());
   await h.presence(true);
   for (const scope of TOKEN_SCOPES.filter((s): s is string => s !== null)) {
@@ -150,6 +153,12 @@ function toolArgs(h: TestHub, tool: string, caller: Principal): Record<string, u
       const dev = h.app.ctx.device.capabilities.actor?.id ?? 'device';
       return { id: h.hub.handoffs.propose({ item: 'pan', from: { kind: 'human', id: 'amal' }, to: { kind: 'robot', id: dev } }, agent).id };
     }
+    case 'relief_needs':
+      return {};
+    case 'relief_pledge':
+      return reliefPledgeBody();
+    case 'relief_allocate':
+      return { svc: '0.2.0', need: reliefNeed(h), assignments: [{ pledge: reliefPledge(h) }] };
     case 'search_recipes':
       return { query: 'onions' };
     case 'get_recipe':

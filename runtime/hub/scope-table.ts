@@ -80,6 +80,34 @@ export function handoffId(h: TestHub, accepted = false): string {
   return ho.id;
 }
 
+let reliefCount = 0;
+const SVC = '0.2.0';
+/** A fresh relief need: 10 people, one meal, on 2 June 11:00-14:00 (the matrix hub coordinates relief). */
+export const reliefNeedBody = () => ({
+  svc: SVC,
+  id: `need-matrix-${++reliefCount}`,
+  program: 'prog-matrix',
+  place: { country: 'EG' },
+  window: { from: '2026-06-02T11:00:00Z', to: '2026-06-02T14:00:00Z' },
+  people: 10,
+});
+/** A fresh robot-capacity pledge: 10 meals an hour, 08:00-12:00 (40 meals). */
+export const reliefPledgeBody = () => ({
+  svc: SVC,
+  id: `pl-matrix-${++reliefCount}`,
+  from: 'did:web:robots.example',
+  kind: 'robot_capacity',
+  capacity: { mealsPerHour: 10 },
+  available: { from: '2026-06-02T08:00:00Z', to: '2026-06-02T12:00:00Z' },
+});
+export const reliefNeed = (h: TestHub) => h.hub.relief.postNeed(reliefNeedBody(), human).id;
+export const reliefPledge = (h: TestHub) => h.hub.relief.postPledge(reliefPledgeBody(), human).id;
+/** A fresh allocation of a fresh pledge to a fresh need, and the pledge's id. */
+export function reliefAllocation(h: TestHub): { id: string; pledge: string } {
+  const pledge = reliefPledge(h);
+  return { id: h.hub.relief.allocate({ svc: SVC, need: reliefNeed(h), assignments: [{ pledge }] }, human).id, pledge };
+}
+
 /** A fresh advice answer (feed 4: its option `menu-a` is a plan to cook) kept on the hub, for apply. */
 export function adviceAnswer(h: TestHub): { responseId: string; optionId: string } {
   const r = h.hub.advice.store ? advise(h.hub.advice, { intent: 'feed', query: { people: 4 } }, human) : undefined;
@@ -308,6 +336,49 @@ export const ROWS: Row[] = [
       setup: (h) => ({ path: `/svc/v1/handoffs/${handoffId(h, a === 'complete')}/${a}`, body: {} }),
     }),
   ),
+  { method: 'GET', route: '/svc/v1/relief/needs', need: 'read', ok: 200 },
+  { method: 'POST', route: '/svc/v1/relief/needs', need: 'relief', ok: 201, setup: () => ({ body: reliefNeedBody() }) },
+  {
+    method: 'GET',
+    route: '/svc/v1/relief/needs/:id',
+    need: 'read',
+    ok: 200,
+    setup: (h) => ({ path: `/svc/v1/relief/needs/${reliefNeed(h)}` }),
+  },
+  { method: 'GET', route: '/svc/v1/relief/pledges', need: 'read', ok: 200 },
+  { method: 'POST', route: '/svc/v1/relief/pledges', need: 'relief', ok: 201, setup: () => ({ body: reliefPledgeBody() }) },
+  {
+    method: 'GET',
+    route: '/svc/v1/relief/pledges/:id',
+    need: 'read',
+    ok: 200,
+    setup: (h) => ({ path: `/svc/v1/relief/pledges/${reliefPledge(h)}` }),
+  },
+  { method: 'GET', route: '/svc/v1/relief/allocations', need: 'read', ok: 200 },
+  {
+    method: 'POST',
+    route: '/svc/v1/relief/allocations',
+    need: 'relief',
+    ok: 201,
+    setup: (h) => ({ body: { svc: SVC, need: reliefNeed(h), assignments: [{ pledge: reliefPledge(h) }] } }),
+  },
+  {
+    method: 'GET',
+    route: '/svc/v1/relief/allocations/:id',
+    need: 'read',
+    ok: 200,
+    setup: (h) => ({ path: `/svc/v1/relief/allocations/${reliefAllocation(h).id}` }),
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/relief/allocations/:id/handover',
+    need: 'relief',
+    ok: 200,
+    setup: (h) => {
+      const a = reliefAllocation(h);
+      return { path: `/svc/v1/relief/allocations/${a.id}/handover`, body: { pledge: a.pledge, step: 'delivered' } };
+    },
+  },
   { method: 'GET', route: '/svc/v1/safety', need: 'read', ok: 200 },
   {
     method: 'POST',
@@ -439,6 +510,10 @@ export const SPEC_TOOL_SCOPES: Record<string, string | null> = {
   accept_handoff: 'cook',
   complete_handoff: 'cook',
   decline_handoff: 'cook',
+  // Relief on a coordinator hub (spec §4.7): runtime/mcp/tools-relief.ts.
+  relief_needs: 'read',
+  relief_pledge: 'relief',
+  relief_allocate: 'relief',
 };
 
 /** The tokens of the matrix: none, one per scope, and one with a scope the hub does not know. */

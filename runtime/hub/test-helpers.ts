@@ -63,7 +63,7 @@ export function testRecipesDir(): string {
 }
 
 export async function startHub(
-  opts: { dataDir?: string; recipes?: string; market?: string; beforeStart?: (app: App) => void } = {},
+  opts: { dataDir?: string; recipes?: string; market?: string; relief?: boolean; beforeStart?: (app: App) => void } = {},
 ): Promise<TestHub> {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 16, 0, 0));
   const config: HearthConfig = {
@@ -75,6 +75,7 @@ export async function startHub(
     recipes: opts.recipes ?? testRecipesDir(),
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.market ? { market: opts.market } : {}),
+    ...(opts.relief ? { relief: { coordinator: true } } : {}),
   };
   const app = await App.create(config, {
     clock,

@@ -34,6 +34,10 @@ export const TOOL_SCOPES: Record<string, string | null> = {
   accept_handoff: 'cook',
   complete_handoff: 'cook',
   decline_handoff: 'cook',
+  // Relief on a coordinator hub (spec §4.7): runtime/mcp/tools-relief.ts.
+  relief_needs: 'read',
+  relief_pledge: 'relief',
+  relief_allocate: 'relief',
 };
 
 /** Tools beyond the spec's table, present only when their feature runs. */

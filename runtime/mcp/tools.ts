@@ -25,6 +25,7 @@ import type { LeaseService } from '../hub/leases.js';
 import type { MarketService } from '../hub/market.js';
 import type { NotifyService } from '../hub/notify.js';
 import { planPreviewSchema } from '../hub/planning-routes.js';
+import type { ReliefService } from '../hub/relief.js';
 import { createSessionSchema, rulesSchema } from '../hub/routes.js';
 import { emergencyStop, type SafetyDeps, safetyState, stopSource } from '../hub/safety-routes.js';
 import type { SessionService } from '../hub/sessions.js';
@@ -34,6 +35,7 @@ import { adviceTools } from './tools-advice.js';
 import { leaseTools } from './tools-leases.js';
 import { marketTools } from './tools-market.js';
 import { notifyTool } from './tools-notify.js';
+import { reliefTools } from './tools-relief.js';
 import { teamTools } from './tools-team.js';
 
 export interface HubMcpDeps {
@@ -53,6 +55,8 @@ export interface HubMcpDeps {
   /** Leases and handoffs (runtime/hub/leases.ts, handoffs.ts). */
   leases: LeaseService;
   handoffs: HandoffService;
+  /** Relief on a coordinator hub (runtime/hub/relief.ts); its tools answer not-coordinator on any other hub. */
+  relief: ReliefService;
   /** The device's capabilities document (the hub's own actor). */
   capabilities: unknown;
   safety: SafetyDeps;
@@ -279,6 +283,7 @@ export function hubTools(d: HubMcpDeps, via = 'MCP'): HubTool[] {
   if (d.market) tools.push(...marketTools(d.market));
   tools.push(...teamTools(d.team));
   tools.push(...leaseTools(d.leases, d.handoffs));
+  tools.push(...reliefTools(d.relief));
   if (d.runFlow) tools.push(runFlowTool(d.runFlow));
   return tools;
 }

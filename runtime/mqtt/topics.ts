@@ -12,7 +12,7 @@ export type QoS = 0 | 1 | 2;
 export const KITCHEN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** Categories whose events go QoS 1 (at least once): lifecycle and coordination. */
-const QOS1 = new Set(['task', 'lease', 'handoff', 'ccp', 'session', 'execution', 'sync', 'order', 'notify', 'availability']);
+const QOS1 = new Set(['task', 'lease', 'handoff', 'relief', 'ccp', 'session', 'execution', 'sync', 'order', 'notify', 'availability']);
 
 /** Client-published command topics, beyond which a client may publish nothing (the hub publishes the rest). */
 export const CLIENT_COMMANDS: ReadonlyArray<{ category: string; subject: string; scopes: 'any' | readonly string[]; what: string }> = [

@@ -28,6 +28,7 @@ export const registerStart: RegisterCommand = (program) => {
       )
       .option('--trust <file>', 'key records whose signatures sync accepts (a record, an array or a discovery file)')
       .option('--market <dir>', 'folder of market documents (Provider, OfferFeed) the hub searches and quotes from (default: none)')
+      .option('--relief-coordinator', 'keep relief needs, pledges and allocations on this hub (scope relief; docs/hub.md#relief)')
       .option(
         '--fault <spec>',
         'simulated rig: schedule a fault, TARGET-KIND[-at=WHEN][,value=N], e.g. oil-open-at=60s or fryer-welded-at=2m (repeatable; docs/hil.md)',
@@ -50,9 +51,13 @@ export const registerStart: RegisterCommand = (program) => {
       .option('--bridge-key <file>', 'PEM client key for the fleet broker')
       .option('--bridge-queue <n>', 'messages kept while the fleet broker is away (default 10000)')
       .option('--flows', 'run the embedded Node-RED at /flows (editor and admin API need a token with admin; docs/maker.md)')
-      .action(async (opts: Record<string, string | undefined> & { index?: string[]; fault?: string[]; flows?: boolean }) => {
-        const { runStart } = await import('../../app/run.js');
-        await runStart(opts);
-      }),
+      .action(
+        async (
+          opts: Record<string, string | undefined> & { index?: string[]; fault?: string[]; flows?: boolean; reliefCoordinator?: boolean },
+        ) => {
+          const { runStart } = await import('../../app/run.js');
+          await runStart(opts);
+        },
+      ),
   );
 };
