@@ -166,6 +166,7 @@ t.test('MCP through the SDK client: list tools, search, get a recipe as data', a
     'get_recipe',
     'match_kitchen',
     'plan_preview',
+    'relief_needs',
     'search_offers',
     'search_recipes',
   ]);
@@ -274,5 +275,5 @@ t.test('with allowed hosts, /v1/mcp refuses a foreign Host or Origin (DNS rebind
   const client = new Client({ name: 'index-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/v1/mcp`)));
   t.teardown(() => client.close());
-  t.ok((await client.listTools()).tools.length === 7, 'a local client still works');
+  t.ok((await client.listTools()).tools.length === 8, 'a local client still works');
 });

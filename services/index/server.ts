@@ -18,6 +18,7 @@ import { agentCard, DEFAULT_SITE_NAME, PATHS } from './documents.js';
 import { INDEX_GRAPHQL_PATH, mountIndexGraphql } from './graphql.js';
 import { MatchInputError, matchKitchen } from './match.js';
 import { mountMcp } from './mcp.js';
+import { NeedPages } from './needs.js';
 import { OfferPages } from './offers.js';
 import { RateLimiter } from './rate-limit.js';
 import { lang, paging, searchQuery } from './search-query.js';
@@ -133,7 +134,16 @@ export function createIndexServer(opts: IndexServerOptions): IndexServer {
     async (req) => adviseStateless(() => store.get(), now, { ...(req.body as AdviceRequest), intent: req.params.intent }),
   );
 
-  const closeMcp = mountMcp(app, store, now, opts.mcpAllowedHosts, () => offers.get());
+  // The open needs of the relief page, for MCP relief_needs; the page itself stays static.
+  const needs = new NeedPages(opts.dir, () => store.get().version);
+  const closeMcp = mountMcp(
+    app,
+    store,
+    now,
+    opts.mcpAllowedHosts,
+    () => offers.get(),
+    () => needs.get(),
+  );
   const graphql = mountIndexGraphql(app, () => store.get(), base);
   app.addHook('onClose', async () => {
     await closeMcp();
