@@ -186,7 +186,16 @@ export function indexMcpServer(
       }
       const preview = planPreview(doc, kitchen, now());
       const entry = indexEntry(facts, 'en');
-      const out: Json = { recipeId: args.recipeId, hash: facts.hash, scale: args.scale ?? 1, ...preview };
+      const scale = args.scale ?? 1;
+      // A draft session (spec §4.7), in the hub's shape: state and recipes, then the dry runs.
+      const out: Json = {
+        state: 'draft',
+        recipes: [{ recipeId: facts.id, hash: facts.hash, scale }],
+        recipeId: args.recipeId,
+        hash: facts.hash,
+        scale,
+        ...preview,
+      };
       // The recipe's own total time, else a serial upper bound from each step's maxTime.
       const totalS = entry.totalTimeS ?? serialSeconds(doc);
       out.totalTimeS = totalS;
