@@ -14,6 +14,8 @@ interface Got {
   topic: string;
   payload: string;
   retain: boolean;
+  /** MQTT 5 Content Type property. */
+  contentType: string | undefined;
 }
 
 async function setup(t: Test) {
@@ -40,7 +42,9 @@ async function setup(t: Test) {
     });
     clients.push(c);
     const got: Got[] = [];
-    c.on('message', (topic, payload, packet: IPublishPacket) => got.push({ topic, payload: payload.toString(), retain: packet.retain }));
+    c.on('message', (topic, payload, packet: IPublishPacket) =>
+      got.push({ topic, payload: payload.toString(), retain: packet.retain, contentType: packet.properties?.contentType }),
+    );
     return { c, got };
   };
   return { d, bus, ha, connect };
@@ -76,6 +80,13 @@ t.test('every entity has a retained config with its fields, one device and uniqu
   t.ok(
     configs(got).every((g) => g.retain),
     'every config is retained',
+  );
+  t.same(
+    configs(got)
+      .filter((g) => g.contentType !== 'application/json')
+      .map((g) => g.topic),
+    [],
+    'every retained config carries the MQTT 5 content type application/json',
   );
   const uniques = new Set([...cfg.values()].map((v) => v.unique_id));
   t.equal(uniques.size, expected, 'unique ids');
@@ -137,6 +148,12 @@ t.test('state topics carry values; online brings a republish', async (t) => {
   t.ok(
     got.some((g) => g.topic.startsWith('svc/k1/state/heater_') && JSON.parse(g.payload).power === 0),
     'heater power published',
+  );
+  const state = got.filter((g) => g.topic.startsWith('svc/k1/state/'));
+  t.same(
+    state.filter((g) => g.contentType !== 'application/json').map((g) => g.topic),
+    [],
+    'every (retained) state message carries the MQTT 5 content type application/json',
   );
 
   const before = configs(got).length;
