@@ -381,5 +381,5 @@ t.test('Paho request/response: create a session, read its tasks, refused for a m
   const c = await replies(ask('paho-button', button, [{ op: 'emergency_stop', args: { reason: 'pan on fire' }, qos: 2 }]));
   t.equal(fryerPower(h), 0, 'heat is off');
   t.match(c('paho-button-0').body, { accepted: true, action: 'heat_off_all', latched: true });
-  t.match(h.app.ctx.supervisor.status().trip?.message, /wall-button: pan on fire/);
+  t.match(h.app.ctx.supervisor.status().trip?.message, /wall-button via MQTT: pan on fire/);
 });
