@@ -1,3 +1,4 @@
+// @slow: the whole hub with its MQTT broker cooks koshari for two simulated hours, about 25 s of CPU (npm run test:fast skips this file; npm test runs it)
 /**
  * The agent flow of spec §4.7 end to end over MCP (issue 16): the whole hub in this process (events with the
  * embedded MQTT broker, webhooks, hub, dashboard) on the simulated rig with a manual clock, and an agent that
