@@ -3,7 +3,7 @@
  * The hub's A2A endpoint driven by the official `@a2a-js/sdk` client running as a separate process
  * (test-support/a2a-client.ts), over real HTTP: it resolves the card behind a paired token, plans a meal,
  * streams a cook task to completion on the simulated fryer, cancels another task (its session is aborted),
- * and a token without the scope is refused.
+ * and a token without the scope is refused; allocates relief on a coordinator hub.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -65,7 +65,7 @@ t.test('the A2A SDK client, as its own process, plans, streams a cook to complet
   t.same(card.supportedInterfaces, [{ url: `${h.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
   t.same(
     (card.skills as { id: string }[]).map((s) => s.id),
-    ['plan_meal', 'cook_recipe', 'restock_kitchen', 'advise', 'team_plan'],
+    ['plan_meal', 'cook_recipe', 'restock_kitchen', 'advise', 'team_plan', 'relief_allocate'],
   );
 
   // plan_meal: a planned session, the same one REST shows.
@@ -284,4 +284,60 @@ t.test('the A2A SDK client asks for a team plan: the TeamPlan REST gives, tasks 
   t.match(JSON.stringify(bad.status.message), /"error":"validation-failed"/);
   const unknown = await ask(agent, { sessionId: 'ses-nope' });
   t.match(JSON.stringify(unknown.status.message), /"error":"not-found"/);
+});
+
+t.test('the A2A SDK client allocates relief: the Allocation REST keeps; refused as REST refuses', async (t) => {
+  const h = await startHub({ relief: true });
+  const plain = await startHub();
+  const peer = startPeer();
+  t.teardown(async () => {
+    peer.child.kill();
+    await h.close();
+    await plain.close();
+  });
+  const ref = (f: string) =>
+    JSON.parse(readFileSync(join(packageRoot(), '../shared/reference/examples/relief', `${f}.json`), 'utf8')) as Record<string, unknown>;
+  const coord = h.token(['read', 'relief'], 'agent', 'relief agent');
+  const reader = h.token(['read'], 'agent', 'reader');
+  for (const [path, f] of [
+    ['needs', 'need'],
+    ['pledges', 'pledge-robot'],
+    ['pledges', 'pledge-surplus'],
+  ] as const)
+    t.equal((await h.call('POST', `/svc/v1/relief/${path}`, { token: coord, body: ref(f) })).status, 201, f);
+  const nuts = { ...ref('pledge-surplus'), id: 'pl-nuts', items: [{ name: 'peanut butter', qty: { value: 10, unit: 'kg' } }] };
+  t.equal((await h.call('POST', '/svc/v1/relief/pledges', { token: coord, body: nuts })).status, 201);
+  const ask = async (url: string, token: string, input: unknown) =>
+    (await peer.ask({ url, op: 'send', token, data: { skill: 'relief_allocate', input } })).task as {
+      status: { state: string; message: unknown };
+      artifacts: { parts: { data: Record<string, unknown> }[] }[];
+    };
+  const need = 'need-2026-11-03-shubra';
+
+  const allergen = await ask(h.url, coord, { svc: '0.2.0', need, assignments: [{ pledge: 'pl-nuts' }, { pledge: 'pl-882' }] });
+  t.equal(stateOf(allergen), 'TASK_STATE_REJECTED');
+  t.match(JSON.stringify(allergen.status.message), /"error":"relief-mismatch".*"reason":"allergen"/);
+  const over = await ask(h.url, coord, { svc: '0.2.0', need, assignments: [{ pledge: 'pl-882' }], coverage: { meals: 651 } });
+  t.match(JSON.stringify(over.status.message), /"error":"over-allocation"/);
+  const denied = await ask(h.url, reader, ref('allocation'));
+  t.match(JSON.stringify(denied.status.message), /"error":"forbidden".*"requiredScopes":\["relief"\]/);
+  const bad = await ask(h.url, coord, { svc: '0.2.0', need });
+  t.match(JSON.stringify(bad.status.message), /"error":"validation-failed"/);
+  t.match(
+    (await h.call('GET', `/svc/v1/relief/needs/${need}`, { token: reader })).body,
+    { remaining: { meals: 650 } },
+    'nothing allocated',
+  );
+
+  const done = await ask(h.url, coord, ref('allocation'));
+  t.equal(stateOf(done), 'TASK_STATE_COMPLETED', JSON.stringify(done).slice(0, 300));
+  const allocation = done.artifacts[0]?.parts[0]?.data;
+  t.same(validate.reliefAllocationRecord(allocation).issues, [], 'a valid AllocationRecord');
+  t.match(allocation, { id: 'alloc-77', coverage: { meals: 650, pct: 100 } });
+  t.same((await h.call('GET', '/svc/v1/relief/allocations/alloc-77', { token: reader })).body, allocation, 'the same allocation as REST');
+  t.match((await h.call('GET', `/svc/v1/relief/needs/${need}`, { token: reader })).body, { status: 'fulfilled', remaining: { meals: 0 } });
+
+  const elsewhere = await ask(plain.url, plain.token(['relief'], 'agent'), ref('allocation'));
+  t.equal(stateOf(elsewhere), 'TASK_STATE_REJECTED');
+  t.match(JSON.stringify(elsewhere.status.message), /"error":"not-coordinator"/);
 });

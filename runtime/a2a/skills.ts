@@ -17,13 +17,14 @@ import { type A2aSkill, forbidden, type SkillDeps, type SkillOutcome, type Skill
 import { advise } from './skill-advise.js';
 import { cookRecipe } from './skill-cook_recipe.js';
 import { planMeal } from './skill-plan_meal.js';
+import { reliefAllocate } from './skill-relief_allocate.js';
 import { restockKitchen } from './skill-restock_kitchen.js';
 import { teamPlan } from './skill-team_plan.js';
 
 export type { A2aSkill, SkillDeps, SkillOutcome, SkillProblem } from './define.js';
 
 /** The skills, in the card's order. */
-const REGISTERED: readonly A2aSkill[] = [planMeal, cookRecipe, restockKitchen, advise, teamPlan];
+const REGISTERED: readonly A2aSkill[] = [planMeal, cookRecipe, restockKitchen, advise, teamPlan, reliefAllocate];
 
 type AddFormats = (ajv: Ajv) => Ajv;
 const formatsExport = addFormatsModule as unknown as AddFormats & { default?: AddFormats };

@@ -59,7 +59,7 @@ t.test('pair an agent, plan over MCP, a person confirms and starts, the fryer co
   t.same(card.body.defaultOutputModes, ['application/json', 'text/plain']);
   t.same(
     (card.body.skills as { id: string }[]).map((s) => s.id),
-    ['plan_meal', 'cook_recipe', 'restock_kitchen', 'advise', 'team_plan'],
+    ['plan_meal', 'cook_recipe', 'restock_kitchen', 'advise', 'team_plan', 'relief_allocate'],
   );
   t.same(card.body.securityRequirements, [{ schemes: { paired: {} } }]);
   t.same(card.body.supportedInterfaces, [{ url: `${h.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
