@@ -10,7 +10,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import mqtt from 'mqtt';
-import { expected, ROWS, TOKEN_SCOPES } from '../runtime/hub/scope-table.js';
+import { expected, MARKET_DIR, ROWS, TOKEN_SCOPES } from '../runtime/hub/scope-table.js';
 import { Pick, rng } from './fuzz-cases.js';
 import { HANG_MS, type OpSurface, SURFACES, type Surface, surfaceOps, type Tally } from './fuzz-surfaces.js';
 import { type FullHub, startFullHub } from './hub-app.js';
@@ -46,7 +46,8 @@ export async function runFuzz(o: {
   inspect?: (h: FullHub, round: number) => void | Promise<void>;
 }): Promise<FuzzReport> {
   const p = new Pick(rng(o.seed));
-  const h = await startFullHub({ config: { relief: { coordinator: true } } });
+  // As the scope matrix's hub: the reference's market (quotes to order and approve) and relief coordination.
+  const h = await startFullHub({ config: { market: MARKET_DIR, relief: { coordinator: true } } });
   const bySurface = Object.fromEntries(
     SURFACES.map((s) => [s, { sent: 0, ok: 0, refused: 0, server5xx: 0, notProblem: 0, hangs: 0 }]),
   ) as Record<Surface, Tally>;
