@@ -109,6 +109,13 @@ export function createEventFeatures(opts: { hubTools?: () => HubMcpDeps | undefi
     async start(ctx: AppContext) {
       const o = optionsOf(ctx);
       const log = ctx.log.child({ component: 'mqtt' });
+      // The hub's e-stop service (runtime/hub/safety-routes.ts), for stops that come over MQTT or the fleet bridge.
+      const safety = {
+        supervisor: ctx.supervisor,
+        bus: ctx.bus,
+        now: () => ctx.clock.now(),
+        stopAll: (m: string) => ctx.executor.stopAll(m),
+      };
       state.mqtt = new MqttFeature({
         bus: ctx.bus,
         hub: hubOf('mqtt'),
@@ -123,7 +130,7 @@ export function createEventFeatures(opts: { hubTools?: () => HubMcpDeps | undefi
         // again, with this stopper's reason and source.
         estop: (message, origin, reason) => {
           emergencyStop(
-            { supervisor: ctx.supervisor, bus: ctx.bus, now: () => ctx.clock.now(), stopAll: (m) => ctx.executor.stopAll(m) },
+            safety,
             reason,
             origin.principal && origin.kind
               ? stopSource({ kind: origin.kind, name: origin.principal }, 'MQTT')
@@ -166,8 +173,9 @@ export function createEventFeatures(opts: { hubTools?: () => HubMcpDeps | undefi
             ...(b.queue !== undefined ? { queueLimit: b.queue } : {}),
             hub: hubOf('mqtt'),
             bus: ctx.bus,
-            estop: (message, origin) =>
-              ctx.supervisor.cutAll('estop', message, { source: `fleet ${origin.principal ?? `client ${origin.clientId}`}` }),
+            estop: (message, origin, reason) => {
+              emergencyStop(safety, reason, `fleet ${origin.principal ?? `client ${origin.clientId}`}`, message);
+            },
             log: (level, msg, detail) => blog[level](detail ?? {}, msg),
           });
         } catch (err) {

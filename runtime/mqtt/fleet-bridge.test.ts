@@ -109,7 +109,7 @@ t.test('two kitchens bridged to one mosquitto', async (t) => {
     false,
   );
   t.teardown(() => ops.endAsync(true));
-  const seen: { topic: string; ce: { id: string; type: string }; packet: IPublishPacket }[] = [];
+  const seen: { topic: string; ce: { id: string; type: string; data?: Record<string, unknown> }; packet: IPublishPacket }[] = [];
   ops.on('message', (topic, payload, packet) => {
     // The panel's refused commands go by on hearth/# too: keep the CloudEvents.
     if (payload.length > 0 && payload[0] === 0x7b && !topic.includes('/command/'))
@@ -146,7 +146,7 @@ t.test('two kitchens bridged to one mosquitto', async (t) => {
 
   // An e-stop through the fleet broker, to k1 only.
   const panel = await mqtt.connectAsync(broker.url, { protocolVersion: 5, clientId: 'fleet-panel', reconnectPeriod: 0 }, false);
-  await panel.publishAsync('hearth/k1/command/estop', '{}', { qos: 1 });
+  await panel.publishAsync('hearth/k1/command/estop', JSON.stringify({ reason: 'oil smoking' }), { qos: 1 });
   await until(() => k1.app.ctx.supervisor.status().latched, 30_000, 'k1 latched');
   t.equal(fryerPower(k1), 0, 'k1: the heater output is off');
   t.equal(fryerPower(k2), 0.6, 'k2: still heating');
@@ -156,6 +156,8 @@ t.test('two kitchens bridged to one mosquitto', async (t) => {
     30_000,
     'the estop event',
   );
+  const stop = seen.find((s) => s.topic === 'hearth/k1/safety/kitchen' && s.ce.type === 'svc.safety.estop');
+  t.match(stop?.ce.data, { reason: 'oil smoking', source: /^fleet / }, 'the e-stop carries its reason and the bridge as its source');
 
   // Nothing else comes down: not a limit change, not a confirmation, not a safety event.
   const limitsBefore = JSON.stringify(k2.app.ctx.supervisor.status());

@@ -21,6 +21,7 @@ import type { EventBus } from '../events/bus.js';
 import { CLOUDEVENTS_CONTENT_TYPE } from '../events/cloudevent.js';
 import type { EventHub } from '../events/hub.js';
 import type { StoredEvent } from '../events/journal.js';
+import { reasonOfMessage } from '../http/stop-body.js';
 import { availabilityMessage } from './bridge.js';
 import { checkPublish, commandTopic, placementOf } from './topics.js';
 import type { CommandOrigin, OutgoingMessage } from './transport.js';
@@ -46,8 +47,8 @@ export interface FleetBridgeOptions {
   queueLimit?: number;
   minBackoffMs?: number;
   maxBackoffMs?: number;
-  /** An e-stop request came over the bridge: the same handler as a local one. */
-  estop: (message: string, origin: CommandOrigin) => void;
+  /** An e-stop request came over the bridge: the same handler as a local one (`reason` from its payload, if any). */
+  estop: (message: string, origin: CommandOrigin, reason?: string) => void;
   now?: () => number;
   log?: (level: 'info' | 'warn' | 'error', msg: string, detail?: Record<string, unknown>) => void;
 }
@@ -216,7 +217,7 @@ export class FleetBridge {
     client.on('error', (err) => {
       this.lastError = err.message;
     });
-    client.on('message', (topic) => this.onCommand(topic));
+    client.on('message', (topic, payload) => this.onCommand(topic, payload));
   }
 
   async stop(): Promise<void> {
@@ -265,15 +266,17 @@ export class FleetBridge {
   }
 
   /** A message on `{prefix}/{k}/command/{subject}`: through the local ACL, then the local handler. */
-  private onCommand(topic: string): void {
+  private onCommand(topic: string, payload: Buffer): void {
     const subject = topic.split('/').at(-1) ?? '';
     const local = commandTopic(this.kitchenId, subject);
     const verdict = checkPublish(this.kitchenId, local, BRIDGE_PRINCIPAL);
     const origin: CommandOrigin = { clientId: 'fleet-bridge', principal: BRIDGE_PRINCIPAL.name };
     if (verdict.ok && verdict.command === 'estop') {
       this.counts.commands++;
-      this.o.log?.('warn', 'e-stop requested over the fleet bridge', { topic });
-      this.o.estop(`e-stop requested over the fleet bridge (${shown(this.o.url)}, ${topic})`, origin);
+      // Bounded (a few KiB decoded at most); a payload that says nothing useful stops all the same.
+      const { reason } = reasonOfMessage(payload);
+      this.o.estop(`e-stop requested over the fleet bridge (${shown(this.o.url)}, ${topic})${reason ? `: ${reason}` : ''}`, origin, reason);
+      this.o.log?.('warn', 'e-stop requested over the fleet bridge', { topic, ...(reason ? { reason } : {}) });
       return;
     }
     this.counts.refusedCommands++;
