@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { type AjvRecipe, ajvFor, validatorOf } from '../platform/prebuilt-validators.js';
 import { FAULT_KINDS, type FaultSpec } from './sim/faults.js';
 
 /** YAML support (about 70 modules) is loaded only when a YAML file is read; JSON files and defaults never pay for it. */
@@ -223,7 +224,8 @@ export const rigConfigSchema = {
 // Compiled on first use: the simulated rig (the default) never reads a rig file.
 let compiled: ValidateFunction<RigConfig> | undefined;
 const validator = (): ValidateFunction<RigConfig> => {
-  compiled ??= new Ajv({ allErrors: true, strict: false }).compile<RigConfig>(rigConfigSchema);
+  const recipe: AjvRecipe = { options: { allErrors: true, strict: false }, formats: false };
+  compiled ??= validatorOf<RigConfig>(recipe, rigConfigSchema, () => ajvFor(recipe));
   return compiled;
 };
 

@@ -6,8 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsPlugin from 'ajv-formats';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { dataPath, readData } from './data.js';
 
 export interface ValidationIssue {
@@ -67,9 +66,12 @@ const compiled = new Map<SchemaName, ValidateFunction>();
 
 function instance(): Ajv2020 {
   if (ajv) return ajv;
-  const a = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+  // ajv loads only here: with the validators compiled at build time (below) a process never needs it.
+  const require = createRequire(import.meta.url);
+  const { Ajv2020: AjvClass } = require('ajv/dist/2020.js') as { Ajv2020: new (o: object) => Ajv2020 };
+  const a = new AjvClass({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
   // ajv-formats is CommonJS: its default export arrives either as the plugin or as a namespace holding it.
-  const mod = addFormatsPlugin as unknown as { default?: unknown };
+  const mod = require('ajv-formats') as { default?: unknown };
   const plugin = (typeof mod === 'function' ? mod : mod.default) as (ajv: Ajv2020) => Ajv2020;
   plugin(a);
   const dir = dataPath('json/common.schema.json');

@@ -2,7 +2,16 @@
  * `createHttpApp`: a Fastify instance with the platform's conventions already in place: problem documents for
  * every error, the strict JSON parser with a body limit, strict body validation, and bad URLs answered 400.
  */
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
+import { createRequire } from 'node:module';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifySchema,
+  type FastifySchemaCompiler,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import { problem } from '../../core/problems.js';
 import { DEFAULT_BODY_LIMIT, installJsonParser } from './json.js';
 import { type BaseUrl, baseOf, installProblems, PROBLEM_JSON } from './problems.js';
@@ -21,9 +30,29 @@ export interface HttpAppOptions {
   disableRequestLogging?: boolean;
 }
 
+const require = createRequire(import.meta.url);
+
+/**
+ * Fastify's compiler factories. Given ours, fastify does not load its own (@fastify/ajv-compiler, which loads
+ * ajv, and fast-json-stringify's): routes validate with createValidatorCompiler, and the serializer compiler
+ * is loaded only if a route declares a response schema (none of ours does).
+ */
+function compilersFactory(validate: FastifySchemaCompiler<FastifySchema>) {
+  return {
+    buildValidator: () => validate,
+    buildSerializer: (externalSchemas: unknown, options: unknown) => {
+      const build = require('@fastify/fast-json-stringify-compiler') as () => (s: unknown, o: unknown) => unknown;
+      return build()(externalSchemas, options);
+    },
+  };
+}
+
 export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   const bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const validate = createValidatorCompiler();
   const app = Fastify({
+    // Fastify's types describe its own ajv compilers; ours have the shape fastify calls (see compilersFactory).
+    schemaController: { compilersFactory: compilersFactory(validate) } as unknown as FastifyServerOptions['schemaController'],
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
     bodyLimit,
     logController: new LogController({ disableRequestLogging: opts.disableRequestLogging ?? true }),
@@ -44,7 +73,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     },
   }) as unknown as FastifyInstance;
   installUpgradeSockets(app);
-  app.setValidatorCompiler(createValidatorCompiler());
+  app.setValidatorCompiler(validate);
   installProblems(app, { baseUrl: opts.baseUrl });
   installWireChecks(app);
   installJsonParser(app, { bodyLimit });

@@ -4,14 +4,9 @@
  * params and headers are coerced from strings, as they can only be strings on the wire.
  * Errors become JSON-pointer paths: `{in: "body", pointer: "/steps/0/tempC", message}`.
  */
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
-
-// ajv-formats ships CommonJS with a default export; under NodeNext the callable sits on `.default`.
-type AddFormats = (ajv: Ajv) => Ajv;
-const formatsExport = addFormatsModule as unknown as AddFormats & { default?: AddFormats };
-const addFormats: AddFormats = typeof formatsExport.default === 'function' ? formatsExport.default : formatsExport;
+import { type AjvRecipe, ajvFor, validatorOf } from '../prebuilt-validators.js';
 
 /** Most validation errors reported in one problem document. */
 export const MAX_REPORTED_ERRORS = 20;
@@ -22,20 +17,24 @@ export interface ValidationItem {
   message: string;
 }
 
-function makeAjv(coerce: boolean, extra: Options = {}): Ajv {
-  const ajv = new Ajv({
-    allErrors: true,
-    coerceTypes: coerce ? 'array' : false,
-    useDefaults: coerce,
-    removeAdditional: false,
-    strict: false,
-    // No optimisation pass over the generated code: every route compiles at start-up (before the supervisor
-    // runs), and the pass cost ~50 ms of start-up CPU for no measurable difference per request (docs/performance.md).
-    code: { optimize: false },
-    ...extra,
-  });
-  addFormats(ajv);
-  return ajv;
+/**
+ * How route validators are compiled: strict bodies (no coercion), coerced params, querystring and headers.
+ * No optimisation pass over the generated code when compiling at run time (before the supervisor runs): the pass
+ * cost ~50 ms of start-up CPU for no measurable difference per request (docs/performance.md). The build compiles
+ * the routes of `hearth start` ahead of time (platform/prebuilt-validators.ts), so a start compiles none.
+ */
+export function routeRecipe(coerce: boolean): AjvRecipe {
+  return {
+    options: {
+      allErrors: true,
+      coerceTypes: coerce ? 'array' : false,
+      useDefaults: coerce,
+      removeAdditional: false,
+      strict: false,
+      code: { optimize: false },
+    },
+    formats: true,
+  };
 }
 
 /** Longest array checked for `uniqueItems` where a schema sets no `maxItems` (the check is quadratic). */
@@ -76,16 +75,28 @@ export function boundUniqueItems(schema: unknown): unknown {
 
 /** A fastify validatorCompiler: strict for bodies, coercing for the string-only parts of a request. */
 export function createValidatorCompiler(extra: Options = {}): FastifySchemaCompiler<FastifySchema> {
-  const strict = makeAjv(false, extra);
-  const coercing = makeAjv(true, extra);
+  const strictRecipe = routeRecipe(false);
+  const coercingRecipe = routeRecipe(true);
+  let strict: Ajv | undefined;
+  let coercing: Ajv | undefined;
   const cache = new WeakMap<object, ValidateFunction>();
   return ({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? strict : coercing;
+    const body = (httpPart ?? 'body') === 'body';
     const key = schema as object;
-    let fn = httpPart === 'body' ? cache.get(key) : undefined;
+    let fn = body ? cache.get(key) : undefined;
     if (!fn) {
-      fn = ajv.compile(boundUniqueItems(schema) as object);
-      if (httpPart === 'body') cache.set(key, fn);
+      const recipe = body ? strictRecipe : coercingRecipe;
+      // Extra options change the code ajv generates: the recipe carries them, so nothing built matches.
+      const withExtra = Object.keys(extra).length === 0 ? recipe : { ...recipe, options: { ...recipe.options, ...extra } };
+      fn = validatorOf(withExtra, boundUniqueItems(schema), () => {
+        if (body) {
+          strict ??= ajvFor(recipe, extra);
+          return strict;
+        }
+        coercing ??= ajvFor(recipe, extra);
+        return coercing;
+      });
+      if (body) cache.set(key, fn);
     }
     const validate = fn;
     return (data: unknown) => {

@@ -1,21 +1,23 @@
 /** A Standard Schema (what the MCP SDK's registerTool and registerPrompt take) from a plain JSON Schema, checked by ajv. */
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
-import { Ajv } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ValidateFunction } from 'ajv';
+import { type AjvRecipe, ajvFor, validatorOf } from '../prebuilt-validators.js';
 
-type AddFormats = (ajv: Ajv) => Ajv;
-const formatsExport = addFormatsModule as unknown as AddFormats & { default?: AddFormats };
-const addFormats: AddFormats = typeof formatsExport.default === 'function' ? formatsExport.default : formatsExport;
-const ajv = addFormats(new Ajv({ allErrors: false, strict: false }));
+const recipe: AjvRecipe = { options: { allErrors: false, strict: false }, formats: true };
+// Loaded on the first schema compiled (not when a module that builds MCP tools is imported).
+let ajv: Ajv | undefined;
 
 /** Compiled validators by schema text: the MCP servers are built per request, a schema compiles once. */
-const compiled = new Map<string, ReturnType<Ajv['compile']>>();
+const compiled = new Map<string, ValidateFunction>();
 
-function validator(schema: Record<string, unknown>): ReturnType<Ajv['compile']> {
+function validator(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(schema);
   let check = compiled.get(key);
   if (!check) {
-    check = ajv.compile(schema);
+    check = validatorOf(recipe, schema, () => {
+      ajv ??= ajvFor(recipe);
+      return ajv;
+    });
     compiled.set(key, check);
   }
   return check;

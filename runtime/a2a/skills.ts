@@ -9,10 +9,10 @@
  * data part without a known skill) gets a refusal that says how to ask. Recipe and inventory text travel as
  * data, never as instructions.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
+import { type AjvRecipe, ajvFor, validatorOf } from '../../platform/prebuilt-validators.js';
 import { type A2aSkill, forbidden, type SkillDeps, type SkillOutcome, type SkillProblem } from './define.js';
 import { advise } from './skill-advise.js';
 import { cookRecipe } from './skill-cook_recipe.js';
@@ -26,20 +26,27 @@ export type { A2aSkill, SkillDeps, SkillOutcome, SkillProblem } from './define.j
 /** The skills, in the card's order. */
 const REGISTERED: readonly A2aSkill[] = [planMeal, cookRecipe, restockKitchen, advise, teamPlan, reliefAllocate];
 
-type AddFormats = (ajv: Ajv) => Ajv;
-const formatsExport = addFormatsModule as unknown as AddFormats & { default?: AddFormats };
-const addFormats: AddFormats = typeof formatsExport.default === 'function' ? formatsExport.default : formatsExport;
-const ajv = addFormats(new Ajv({ allErrors: false, strict: false }));
+const recipe: AjvRecipe = { options: { allErrors: false, strict: false }, formats: true };
+let ajv: ReturnType<typeof ajvFor> | undefined;
 
 interface Entry {
   skill: A2aSkill;
-  validate: ValidateFunction;
+  /** Compiled on the skill's first call (ajv loads then, not when `hearth start` imports this module). */
+  compiled?: ValidateFunction;
+}
+
+function validatorOfSkill(entry: Entry): ValidateFunction {
+  entry.compiled ??= validatorOf(recipe, entry.skill.input, () => {
+    ajv ??= ajvFor(recipe);
+    return ajv;
+  });
+  return entry.compiled;
 }
 
 const registry = new Map<string, Entry>();
 for (const skill of REGISTERED) {
   if (registry.has(skill.id)) throw new Error(`A2A skill ${skill.id} is registered twice`);
-  registry.set(skill.id, { skill, validate: ajv.compile(skill.input) });
+  registry.set(skill.id, { skill });
 }
 
 /** The registered skills, in the card's order. */
@@ -80,7 +87,8 @@ export function routeMessage(parts: readonly { kind: string; value: unknown }[])
 export async function performSkill(d: SkillDeps, id: string, input: unknown, principal: Principal): Promise<SkillOutcome> {
   const entry = registry.get(id);
   if (!entry) return { kind: 'refused', problem: { error: 'bad-request', detail: `this hub has no skill ${JSON.stringify(id)}. ${HELP}` } };
-  const { skill, validate } = entry;
+  const { skill } = entry;
+  const validate = validatorOfSkill(entry);
   const missing = skill.scopes.filter((s) => !principal.scopes.includes(s));
   if (missing.length > 0) return forbidden(skill.id, missing);
   if (!validate(input)) {

@@ -102,25 +102,33 @@ async function startGuard(config: HearthConfig, rig: RigConfig): Promise<HeatGua
   }
 }
 
+/**
+ * The features `hearth start` runs on top of the core, in order. Also used by the build
+ * (scripts/build-route-validators.mjs) to see every route schema the device serves.
+ */
+export async function useStartFeatures(app: App, opts: { flows?: boolean }): Promise<void> {
+  let hub: Hub | undefined;
+  // The hub's tools also answer MQTT 5 requests on svc/{k}/command/{operation} once the hub runs.
+  const events = createEventFeatures({ hubTools: () => hub?.tools });
+  for (const f of [events.events, events.mqtt, events.webhooks]) app.use(f); // events first: they hear every bus event the others emit
+  app.use(syncFeature());
+  // `--flows`: the embedded Node-RED (loaded only then), whose deployed flows the hub's run_flow tool runs.
+  const flows = opts.flows ? (await import('../flows/feature.js')).flowsFeature() : undefined;
+  app.use(hubFeature({ onReady: (h) => (hub = h), ...(flows ? { runFlow: (id, inputs) => flows.runFlow(id, inputs) } : {}) }));
+  app.use(dashboardFeature({ hub: () => hub?.sessions }));
+  const bus = () => {
+    const { mqtt, hub: eventHub } = events.state;
+    return mqtt && eventHub ? { transport: mqtt.transport, kitchenId: eventHub.kitchenId } : undefined;
+  };
+  app.use(homeAssistantFeature({ mqtt: bus }));
+  if (flows) app.use(flows);
+}
+
 async function startLocked(opts: CliOptions & { flows?: boolean }, config: HearthConfig): Promise<void> {
   let app: App;
   try {
     app = await App.create(config, { heatGuard: (rig) => startGuard(config, rig) });
-    let hub: Hub | undefined;
-    // The hub's tools also answer MQTT 5 requests on svc/{k}/command/{operation} once the hub runs.
-    const events = createEventFeatures({ hubTools: () => hub?.tools });
-    for (const f of [events.events, events.mqtt, events.webhooks]) app.use(f); // events first: they hear every bus event the others emit
-    app.use(syncFeature());
-    // `--flows`: the embedded Node-RED (loaded only then), whose deployed flows the hub's run_flow tool runs.
-    const flows = opts.flows ? (await import('../flows/feature.js')).flowsFeature() : undefined;
-    app.use(hubFeature({ onReady: (h) => (hub = h), ...(flows ? { runFlow: (id, inputs) => flows.runFlow(id, inputs) } : {}) }));
-    app.use(dashboardFeature({ hub: () => hub?.sessions }));
-    const bus = () => {
-      const { mqtt, hub: eventHub } = events.state;
-      return mqtt && eventHub ? { transport: mqtt.transport, kitchenId: eventHub.kitchenId } : undefined;
-    };
-    app.use(homeAssistantFeature({ mqtt: bus }));
-    if (flows) app.use(flows);
+    await useStartFeatures(app, opts);
   } catch (err) {
     if (err instanceof ConfigError) throw new CliError(err.message);
     throw err;

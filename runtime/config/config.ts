@@ -7,8 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FaultSpec } from '../../drivers/sim/faults.js';
+import { type AjvRecipe, ajvFor, validatorOf } from '../../platform/prebuilt-validators.js';
 import { type EventsConfig, eventsConfigSchema } from '../events/options.js';
 import { parseFaultSpec } from './faults.js';
 import { packageRoot } from './paths.js';
@@ -99,7 +100,13 @@ export const configSchema = {
   },
 } as const;
 
-const validate = new Ajv({ allErrors: true, strict: false }).compile(configSchema);
+const configRecipe: AjvRecipe = { options: { allErrors: true, strict: false }, formats: false };
+let compiledConfig: ValidateFunction | undefined;
+/** The configuration's validator: built ahead of time (platform/prebuilt-validators.ts), else compiled once. */
+function configValidator(): ValidateFunction {
+  compiledConfig ??= validatorOf(configRecipe, configSchema, () => ajvFor(configRecipe));
+  return compiledConfig;
+}
 
 function describe(errors: ErrorObject[] | null | undefined): string {
   const e = errors?.find((x) => x.keyword !== 'anyOf') ?? errors?.[0];
@@ -140,6 +147,7 @@ const PATH_KEYS = ['dataDir', 'recipes', 'device', 'limits', 'trust', 'market', 
 export function parseConfig(doc: unknown, where: string, baseDir: string): Partial<HearthConfig> {
   if (doc === null || doc === undefined) return {};
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${where}: / must be an object of options`);
+  const validate = configValidator();
   if (!validate(doc)) throw new ConfigError(`${where}: ${describe(validate.errors)}`);
   const out = { ...(doc as Partial<HearthConfig>) };
   for (const k of PATH_KEYS) if (out[k] !== undefined) out[k] = resolve(baseDir, out[k] as string);

@@ -5,11 +5,11 @@
  * Input objects are checked against the REST bodies' own JSON Schemas, so limits (lengths, counts, formats)
  * are the same everywhere.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import { validationErrors } from '../../platform/http/validation.js';
+import { type AjvRecipe, ajvFor, validatorOf } from '../../platform/prebuilt-validators.js';
 
 export const GRAPHQL_SCOPES: Record<string, string | null> = {
   'Query.search': null,
@@ -58,10 +58,9 @@ export function need(ctx: GraphqlContext, field: string): Principal {
   return p;
 }
 
-type AddFormats = (ajv: Ajv) => Ajv;
-const formatsExport = addFormatsModule as unknown as AddFormats & { default?: AddFormats };
-const addFormats: AddFormats = typeof formatsExport.default === 'function' ? formatsExport.default : formatsExport;
-const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
+const recipe: AjvRecipe = { options: { allErrors: true, strict: false }, formats: true };
+// Loaded on the first check (not when this module is imported).
+let ajv: ReturnType<typeof ajvFor> | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /** GraphQL gives explicit nulls for optional fields a client set to null; REST bodies leave them out. */
@@ -80,7 +79,10 @@ export function dropNulls(v: unknown): unknown {
 export function checked<T>(schema: object, value: unknown, what: string): T {
   let check = compiled.get(schema);
   if (!check) {
-    check = ajv.compile(schema);
+    check = validatorOf(recipe, schema, () => {
+      ajv ??= ajvFor(recipe);
+      return ajv;
+    });
     compiled.set(schema, check);
   }
   const v = dropNulls(value);
