@@ -6,9 +6,11 @@
 
 import { sharedRevocations } from '../../platform/http/revocation.js';
 import type { AdviceContext } from '../../services/advice/index.js';
+import { recipeOf } from '../../services/index/catalog.js';
 import { EMPTY_MARKET, loadMarketDir, type Market, MarketDocumentError } from '../../services/market/index.js';
 import type { PlanningContext } from '../../services/planning/context.js';
 import { modeRefusal } from '../../services/planning/policy.js';
+import { menuRecipe } from '../../services/relief/rules.js';
 import { startA2a } from '../a2a/mount.js';
 import type { AppContext, Feature } from '../app/context.js';
 import { ConfigError } from '../config/config.js';
@@ -189,7 +191,16 @@ export function hubFeature(opts: { onReady?: (hub: Hub) => void; runFlow?: HubMc
       registerTeamRoutes(ctx.http, team);
       registerLeaseRoutes(ctx.http, leases);
       registerHandoffRoutes(ctx.http, handoffs);
-      const relief = new ReliefService({ db: ctx.db, bus: ctx.bus, now, coordinator: ctx.config.relief?.coordinator === true });
+      const relief = new ReliefService({
+        db: ctx.db,
+        bus: ctx.bus,
+        now,
+        coordinator: ctx.config.relief?.coordinator === true,
+        recipe: (id) => {
+          const r = recipeOf(catalog(), id);
+          return r ? menuRecipe(r.doc) : undefined;
+        },
+      });
       registerReliefRoutes(ctx.http, relief);
       registerPairingRoutes(ctx.http, pairing, SCOPES);
       registerPrincipalKeyRoutes(ctx.http, ctx.principalKeys);

@@ -80,6 +80,8 @@ export interface AllocationRecord extends Posted {
   coverage: { meals: number; pct: number };
   state: (typeof ALLOCATION_STATES)[number];
   handovers: Handover[];
+  /** The production menu's recipes this hub holds (checked against the need) and those it does not. */
+  menuCheck?: { held: string[]; notHeld: string[] };
   [k: string]: unknown;
 }
 

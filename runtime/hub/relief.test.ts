@@ -104,6 +104,7 @@ t.test('the reference need, pledges and allocation: records, remaining meals, fu
   t.equal(alloc.status, 201, String(alloc.body.detail ?? ''));
   valid(t, 'reliefAllocationRecord', alloc.body, 'the allocation');
   t.match(alloc.body, { id: 'alloc-77', state: 'allocated', coverage: { meals: 650, pct: 100 } });
+  t.same(alloc.body.menuCheck, { held: [], notHeld: ['ec-160'] }, 'the menu recipe is not on this hub: listed, not checked');
   t.match(alloc.body.assignments, [
     { pledge: 'pl-881', items: [{ qty: kg(120) }, { qty: kg(200) }] },
     { pledge: 'pl-882', meals: 650 },
@@ -280,6 +281,43 @@ t.test('refusals: allergen, dietary requirement, too many meals; nothing changes
   });
   const robotAgain = await allocate([{ pledge: 'pl-robot' }]);
   t.match(robotAgain.body, { type: /over-allocation$/ }, 'the robot has no meals left');
+});
+
+t.test('the production menu: recipes the hub holds are checked against the need', async (t) => {
+  const { h, coord, reader } = await coordinator(t);
+  const post = (path: string, body: unknown) => h.call('POST', `/svc/v1/relief/${path}`, { token: coord, body });
+  const need = (id: string, extra: Record<string, unknown>) => ({
+    svc,
+    id,
+    program: 'prog-x',
+    place: { country: 'EG' },
+    window,
+    people: 10,
+    ...extra,
+  });
+  t.equal((await post('needs', need('need-gf', { allergensToAvoid: ['gluten'] }))).status, 201);
+  t.equal((await post('needs', need('need-vegan', { dietary: ['vegan'] }))).status, 201);
+  t.equal((await post('needs', need('need-halal', { dietary: ['halal'], allergensToAvoid: ['peanuts'] }))).status, 201);
+  for (const id of ['pl-a', 'pl-b', 'pl-c']) t.equal((await post('pledges', { ...ref('pledge-robot'), id, available: early })).status, 201);
+  const cook = (needId: string, pledge: string, recipeId: string) =>
+    post('allocations', { svc, need: needId, assignments: [{ pledge }], production: [{ menu: [{ recipeId, servings: 10 }] }] });
+
+  const gluten = await cook('need-gf', 'pl-a', 'example-koshari');
+  t.equal(gluten.status, 422);
+  t.match(gluten.body, { type: /relief-mismatch$/, reason: 'allergen', recipe: 'example-koshari', allergens: ['cereals_gluten'] });
+  const vegan = await cook('need-vegan', 'pl-a', 'example-shakshuka');
+  t.match(
+    vegan.body,
+    { type: /relief-mismatch$/, reason: 'dietary', recipe: 'example-shakshuka', dietary: 'vegan' },
+    'shakshuka claims vegetarian only',
+  );
+  t.match((await h.call('GET', '/svc/v1/relief/pledges/pl-a', { token: reader })).body, { remaining: { meals: 720 } }, 'nothing taken');
+  const ok = await cook('need-vegan', 'pl-a', 'example-koshari');
+  t.equal(ok.status, 201, String(ok.body.detail ?? ''));
+  t.same(ok.body.menuCheck, { held: ['example-koshari'], notHeld: [] });
+  const halal = await cook('need-halal', 'pl-b', 'example-shakshuka');
+  t.equal(halal.status, 201, 'shakshuka claims halal and has no peanuts');
+  valid(t, 'reliefAllocationRecord', halal.body, 'an allocation with its menu check');
 });
 
 t.test('a hub that is not a coordinator answers not-coordinator, after the token and scope checks', async (t) => {

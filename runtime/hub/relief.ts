@@ -20,7 +20,9 @@ import type { Json } from '../../services/index/entry.js';
 import {
   initialRemaining,
   itemKey,
+  type MenuRecipe,
   mealsNeeded,
+  menuMismatch,
   mismatch,
   type NeedDoc,
   type PledgeDoc,
@@ -36,6 +38,8 @@ export interface ReliefDeps {
   now(): number;
   /** Whether this hub coordinates relief (else every relief route and tool answers `not-coordinator`). */
   coordinator: boolean;
+  /** A recipe of this hub's catalog (for an allocation's production menu), or undefined when it holds none. */
+  recipe?(id: string): MenuRecipe | undefined;
 }
 
 export type AllocationInput = Json & { id?: string; need: string; assignments: Assignment[]; coverage?: { meals?: number } };
@@ -220,6 +224,12 @@ export class ReliefService {
         const m = mismatch(need, p);
         if (m) throw new ProblemError('relief-mismatch', m.detail, { reason: m.reason, need: need.id, pledge: p.id, ...m.extra });
       }
+      // The production menu: recipes this hub holds are checked against the need; the others are listed as not held.
+      const menuIds = [...new Set(this.menu(input).map((m) => m.recipeId))];
+      const held = menuIds.map((r) => this.d.recipe?.(r)).filter((r): r is MenuRecipe => r !== undefined);
+      const menuFault = menuMismatch(need, held);
+      if (menuFault)
+        throw new ProblemError('relief-mismatch', menuFault.detail, { reason: menuFault.reason, need: need.id, ...menuFault.extra });
       const target = input.coverage?.meals;
       if (target !== undefined && target > need.remaining.meals)
         throw over(`the allocation covers ${target} meals; need ${need.id} has ${need.remaining.meals} left`);
@@ -295,6 +305,9 @@ export class ReliefService {
         coverage: { ...input.coverage, meals, pct: Math.round((meals / need.mealsNeeded) * 1000) / 10 },
         state: 'allocated',
         handovers: taken.map((a) => ({ pledge: a.pledge, ...(a.to !== undefined ? { to: a.to } : {}) })),
+        ...(menuIds.length > 0
+          ? { menuCheck: { held: held.map((r) => r.recipeId), notHeld: menuIds.filter((r) => !held.some((x) => x.recipeId === r)) } }
+          : {}),
         postedBy: actorOf(by),
         postedAt: at,
         updatedAt: at,
@@ -306,6 +319,11 @@ export class ReliefService {
     this.emit('need', out.need);
     for (const p of out.pledges) this.emit('pledge', p);
     return out.rec;
+  }
+
+  private menu(input: AllocationInput): { recipeId: string }[] {
+    const production = Array.isArray(input.production) ? (input.production as { menu?: { recipeId: string }[] }[]) : [];
+    return production.flatMap((p) => p.menu ?? []);
   }
 
   /** One side of an assignment's handover: `delivered` (the giving side), then `received` (the receiving side). */

@@ -58,6 +58,15 @@ export interface Remaining {
   items?: { key: string; qty: Qty }[];
 }
 
+/** A recipe of an allocation's production menu, as the coordinator's catalog holds it. */
+export interface MenuRecipe {
+  recipeId: string;
+  /** EU allergens it contains or may contain. */
+  allergens: string[];
+  /** Dietary claims it makes (halal, vegan…). */
+  dietary: string[];
+}
+
 /** Why a pledge does not meet a need (the problem `relief-mismatch` carries these members). */
 export interface Mismatch {
   reason: 'allergen' | 'dietary' | 'window';
@@ -231,6 +240,48 @@ export function mismatch(n: NeedDoc, p: PledgeDoc): Mismatch | undefined {
             ? `pledge ${p.id} does not claim ${d} and names no items to check`
             : `pledge ${p.id} does not meet ${d}: ${failing.map((f) => (f.breakers.length > 0 ? `${f.item} (${f.breakers.join(', ')})` : `${f.item} (no ${d} claim)`)).join(', ')}`,
         extra: { dietary: d, items: failing.map((f) => f.item), breakers: uniq(failing.flatMap((f) => f.breakers)) },
+      };
+  }
+  return undefined;
+}
+
+const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const objOf = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
+
+/** A recipe document's allergens (`allergensEU`, or `safety.allergens.eu14` and `mayContain`) and dietary claims. */
+export function menuRecipe(doc: Json): MenuRecipe {
+  const safety = objOf(doc.safety);
+  const allergens = objOf(safety.allergens);
+  const claims = [...(Array.isArray(safety.dietary) ? safety.dietary : []), ...(Array.isArray(doc.dietary) ? doc.dietary : [])]
+    .map((c) => (typeof c === 'string' ? c : objOf(c).claim))
+    .filter((c): c is string => typeof c === 'string');
+  return {
+    recipeId: String(doc.id),
+    allergens: uniq([...strs(doc.allergensEU), ...strs(allergens.eu14), ...strs(allergens.mayContain)].map(allergenKey)),
+    dietary: uniq(claims.map(dietKey)),
+  };
+}
+
+/**
+ * Why a production menu does not meet `n`: a recipe that contains (or may contain) an allergen the need avoids,
+ * or that does not claim one of its dietary requirements (a recipe is judged by its claims, not a screen).
+ */
+export function menuMismatch(n: NeedDoc, menu: readonly MenuRecipe[]): Mismatch | undefined {
+  const avoid = (n.allergensToAvoid ?? []).map(allergenKey);
+  for (const r of menu) {
+    const hit = r.allergens.filter((a) => avoid.includes(a));
+    if (hit.length > 0)
+      return {
+        reason: 'allergen',
+        detail: `recipe ${r.recipeId} of the production menu contains ${hit.join(', ')}, which the need avoids`,
+        extra: { recipe: r.recipeId, allergens: hit, avoided: avoid },
+      };
+    const missing = (n.dietary ?? []).map(dietKey).filter((d) => !r.dietary.includes(d));
+    if (missing.length > 0)
+      return {
+        reason: 'dietary',
+        detail: `recipe ${r.recipeId} of the production menu does not claim ${missing.join(', ')}`,
+        extra: { recipe: r.recipeId, dietary: missing[0] as string, missing },
       };
   }
   return undefined;
