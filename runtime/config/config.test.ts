@@ -39,6 +39,21 @@ t.test('file (YAML and JSON), then command line over it; relative paths follow t
   t.end();
 });
 
+t.test('relief coordination: relief: {coordinator: true} in the file, or --relief-coordinator', (t) => {
+  t.equal(defaultConfig().relief, undefined, 'off by default');
+  const f = join(dir, 'relief.yaml');
+  writeFileSync(f, 'relief:\n  coordinator: true\n');
+  t.same(resolveConfig({ config: f }).relief, { coordinator: true });
+  t.same(resolveConfig({ reliefCoordinator: true }).relief, { coordinator: true }, 'the flag as commander gives it');
+  t.equal(resolveConfig({}).relief, undefined);
+  const bad = join(dir, 'relief-bad.yaml');
+  writeFileSync(bad, 'relief:\n  coordinator: yes please\n');
+  t.throws(() => loadConfigFile(bad), /relief-bad\.yaml: \/relief\/coordinator must be boolean/);
+  writeFileSync(bad, 'relief:\n  coordinate: true\n');
+  t.throws(() => loadConfigFile(bad), /relief-bad\.yaml: \/coordinate is not a known option/);
+  t.end();
+});
+
 t.test('errors name the file, the path and the reason', (t) => {
   const cases: [string, string, RegExp][] = [
     ['p.yaml', 'httpPort: 70000\n', /p\.yaml: \/httpPort must be <= 65535/],
