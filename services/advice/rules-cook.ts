@@ -118,24 +118,30 @@ export function cookFrom(ctx: PlanningContext, eff: Effective, query: Json, lang
               !(s.allergens ?? []).some((a) => eff.excludeAllergens.includes(a)),
           )
         : undefined;
-      if (sub) substituted.push({ from: sub.from, to: sub.to, ratio: sub.ratio });
-      else if (isSeasoning(line.need, scale)) minor.push(from);
-      else missing.push(from);
+      // An ingredient on several lines (vinegar in the rice and in the sauce) is one thing to buy: counted once.
+      if (sub) {
+        if (!substituted.some((x) => x.from === sub.from)) substituted.push({ from: sub.from, to: sub.to, ratio: sub.ratio });
+      } else if (isSeasoning(line.need, scale)) minor.push(from);
+      else if (!missing.includes(from)) missing.push(from);
+    }
+    for (let i = minor.length - 1; i >= 0; i--) {
+      if (missing.includes(minor[i] as string) || minor.indexOf(minor[i] as string) !== i) minor.splice(i, 1);
     }
     if (missing.length > allowMissing) continue;
-    const have = stock.have.map((l) => l.ingredientId ?? l.ref);
+    const have = [...new Set(stock.have.map((l) => l.ingredientId ?? l.ref))];
     const usesFirst = stock.have
       .filter((l) => {
         const item = eff.pantry.find((p) => p.id === l.stockId);
         return item && ((item as { mustUse?: boolean }).mustUse || (item.expires !== undefined && Date.parse(item.expires) <= soon));
       })
-      .map((l) => l.ingredientId ?? l.ref);
+      .map((l) => l.ingredientId ?? l.ref)
+      .filter((id, i, all) => all.indexOf(id) === i);
     const evidence = [...c.evidence];
     if (substituted.length > 0) evidence.push({ kind: 'rule', ref: SUBSTITUTION_RULE });
     if (eff.used.includes('inventory')) evidence.push({ kind: 'inventory', ref: 'svc://inventory' });
     const confidence = round2(Math.max(0.2, 0.9 - 0.12 * missing.length - 0.05 * substituted.length - 0.02 * minor.length));
     const why = [
-      `You have ${have.length} of its ${needed.length} ingredients`,
+      `You have ${have.length} of its ${new Set(needed.map((i) => i.ingredientId ?? i.ref)).size} ingredients`,
       ...(usesFirst.length > 0 ? [`uses ${usesFirst.join(', ')} before it expires`] : []),
       ...(substituted.length > 0 ? [substituted.map((s) => `${s.to} for ${s.from}`).join(', ')] : []),
       ...(missing.length > 0 ? [`missing: ${missing.join(', ')}`] : []),

@@ -43,6 +43,29 @@ t.test('POST /v1/advise/{intent} on the index: stateless answers', async (t) => 
   t.ok(validate.adviceResponse(r.body).valid, 'a valid AdviceResponse');
   t.same(r.body.context, { source: 'request', used: ['catalog'] }, 'only the request and the catalog');
   t.same((r.body.options as { recipeIds: string[] }[])[0]?.recipeIds, ['example-shakshuka']);
+  // An ingredient on two lines (koshari's vinegar: in the sauce and the daqqa) is one missing ingredient.
+  const koshari = [
+    'rice_short',
+    'vermicelli_wheat',
+    'vegetable_oil',
+    'lentils_brown',
+    'pasta_short',
+    'onion_yellow',
+    'wheat_flour',
+    'tomato_passata',
+    'garlic',
+  ];
+  const short = await post('cook_from', {
+    query: { ingredients: koshari.map((i) => ({ ingredientId: `cw.ing.${i}`, qty: { value: 5000, unit: 'g' } })) },
+  });
+  const kOpt = (short.body.options as { recipeIds: string[]; coverage: { missing: string[] } }[]).find(
+    (o) => o.recipeIds[0] === 'example-koshari',
+  );
+  t.same(
+    kOpt?.coverage.missing.sort(),
+    ['cw.ing.chickpeas_cooked', 'cw.ing.vinegar_white'],
+    'two ingredients short, vinegar counted once: still offered',
+  );
   const again = await post('cook_from', { query: { servings: 4 } });
   t.same(again.body.options, [], 'nothing of the first request was kept: an empty pantry covers nothing');
   const stored = await post('store', { query: { recipeId: 'example-shakshuka', duration: 'P3D' } });
