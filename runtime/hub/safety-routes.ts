@@ -16,7 +16,7 @@ import type { SafetySupervisor, SafetyTrip } from '../supervisor/types.js';
 import { PREFIX } from './routes.js';
 
 export interface SafetyDeps {
-  supervisor: Pick<SafetySupervisor, 'cutAll' | 'reset' | 'status'>;
+  supervisor: Pick<SafetySupervisor, 'cutAll' | 'reset' | 'status' | 'stateReason'>;
   bus: EventBus;
   now: () => number;
   /** Stop whatever the executor runs (used when the stop was already latched). */
@@ -84,9 +84,11 @@ export function emergencyStop(d: SafetyDeps, reason: string | undefined, by: str
 export function statedStopReason(d: SafetyDeps, trip: SafetyTrip, reason: string, by: string): boolean {
   const now = d.supervisor.status();
   if (!now.latched || now.trip?.id !== trip.id) return false;
+  // The latched trip keeps the words too (GET /svc/v1/safety, the persisted latch, Home Assistant's state).
+  const stated = d.supervisor.stateReason(trip.id, by, reason);
   d.bus.emit('safety', {
     kind: 'estop',
-    trip: { ...trip, ...(trip.source === by ? { statedReason: reason } : {}) },
+    trip: stated ?? trip,
     action: 'heat_off_all',
     message: `emergency stop by ${by}: ${reason}`.slice(0, 500),
     reason,

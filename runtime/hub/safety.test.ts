@@ -46,6 +46,8 @@ t.test('e-stop with a read-only token cuts heat on the simulated rig and aborts 
   t.equal(state.body.latched, true);
   t.match(state.body.hint, /reset/);
   t.equal((state.body.trip as { reason: string }).reason, 'estop');
+  t.equal((state.body.trip as { statedReason?: string }).statedReason, 'smoke', 'the latched trip keeps the stopper’s words');
+  t.match((state.body.trip as { source?: string }).source, /via REST$/);
 
   const s2 = (
     await h.call('POST', '/svc/v1/sessions', {

@@ -41,7 +41,7 @@ t.test('a latched stop survives a restart, with its reason; a restart after a re
   t.equal(power(h), 0, 'heat is off after the restart');
   const state = await h.call('GET', '/svc/v1/safety', { token: agent });
   t.equal(state.body.latched, true, 'the restarted process is still latched');
-  t.match(state.body.trip, { id: trip.id, reason: 'estop' }, 'with the same trip and reason');
+  t.match(state.body.trip, { id: trip.id, reason: 'estop', statedReason: 'smoke' }, 'with the same trip, reason and the stopper’s words');
   await h.presence(true);
   const id = await heat(t, h, person);
   t.equal(h.app.ctx.executor.status(id)?.state, 'refused', 'nothing starts while latched');

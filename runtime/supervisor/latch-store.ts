@@ -33,7 +33,11 @@ export class LatchStore {
   constructor(private readonly db: Database) {
     this.stmts = {
       get: db.prepare('SELECT trip FROM safety_latch WHERE id = 1'),
-      put: db.prepare('INSERT INTO safety_latch (id, trip, latched_at) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING'),
+      // The first trip wins; saving the same trip again (its stated reason added) updates its record.
+      put: db.prepare(
+        `INSERT INTO safety_latch (id, trip, latched_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET trip = excluded.trip
+         WHERE json_valid(safety_latch.trip) AND json_extract(safety_latch.trip, '$.id') = json_extract(excluded.trip, '$.id')`,
+      ),
       clear: db.prepare('DELETE FROM safety_latch WHERE id = 1'),
       reset: db.prepare('INSERT INTO safety_resets (trip_id, reason, by, at) VALUES (?, ?, ?, ?)'),
       resets: db.prepare('SELECT trip_id AS tripId, reason, by, at FROM safety_resets ORDER BY seq DESC LIMIT ?'),

@@ -250,6 +250,14 @@ class SupervisorImpl implements Supervisor {
     this.log({ event: 'safety_latch_restored', ...trip });
   }
 
+  stateReason(tripId: string, source: string, reason: string): SafetyTrip | undefined {
+    const t = this.trip;
+    if (!t || t.id !== tripId || t.source !== source || t.statedReason !== undefined) return undefined;
+    this.trip = { ...t, statedReason: reason };
+    this.log({ event: 'safety_trip_reason', id: t.id, statedReason: reason });
+    return this.trip;
+  }
+
   reset(by: string): boolean {
     if (typeof by !== 'string' || by.trim() === '') return false;
     if (!this.trip) return false;

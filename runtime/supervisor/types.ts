@@ -76,6 +76,12 @@ export interface SafetySupervisor {
   reset(by: string): boolean;
   /** Latch again a trip a previous process left latched (runtime/supervisor/latch-store.ts): heat is cut, no event. */
   restore(trip: SafetyTrip): void;
+  /**
+   * Record the words a stopper gave after its stop latched (a REST e-stop's body arrives after heat is cut) on the
+   * latched trip, when it is still `tripId` and came from `source` and no reason was stated yet. Changes nothing
+   * else (heat is already off). Returns the trip as it now stands, or undefined when it does not apply.
+   */
+  stateReason(tripId: string, source: string, reason: string): SafetyTrip | undefined;
   status(): SupervisorStatus;
   start(): Promise<void>;
   stop(): Promise<void>;
