@@ -1,13 +1,30 @@
 /**
  * Which events a consumer sees: the `types` prefixes and `session` it asked for, and what its token may read.
  * A token with `read` or `admin` reads everything; any other paired token still receives safety events and the
- * hub's availability (every participant must hear a safety event, whatever its scopes).
+ * hub's availability (every participant must hear a safety event, whatever its scopes), and the events of the
+ * areas its scopes write (SCOPE_CATEGORIES: a `relief` token follows the needs, pledges and allocations it works on).
  */
 import type { SvcCloudEvent } from './cloudevent.js';
 
 export const READ_SCOPES = ['read', 'admin'] as const;
 /** Every scope of the spec (§5): a route open to "any paired token" lists them all. */
 export const ANY_SCOPE = ['read', 'cook', 'inventory', 'order:create', 'notify', 'admin', 'relief', 'emergency_stop'] as const;
+
+/**
+ * Event categories a scope lets its token read without `read`: the areas that scope writes. A category `c` is the
+ * CloudEvent types `svc.c.*` and the MQTT topics `svc/{k}/c/…`.
+ */
+export const SCOPE_CATEGORIES: Readonly<Record<string, readonly string[]>> = { relief: ['relief'] };
+
+/** The categories `scopes` may read beyond the open ones (SCOPE_CATEGORIES). */
+export function scopeCategories(scopes: readonly string[]): string[] {
+  return [...new Set(scopes.flatMap((s) => SCOPE_CATEGORIES[s] ?? []))];
+}
+
+/** The CloudEvent type prefixes of scopeCategories (`svc.relief.`). */
+export function scopeTypePrefixes(scopes: readonly string[]): string[] {
+  return scopeCategories(scopes).map((c) => `svc.${c}.`);
+}
 
 const PREFIX = /^svc(\.[a-z0-9_]+)*\.?$/;
 const MAX_PREFIXES = 32;
@@ -17,8 +34,10 @@ export interface EventFilter {
   types: string[];
   /** Only events of this session (kitchen-wide safety events without a session still pass). */
   session?: string;
-  /** May read every category (else only safety and availability). */
+  /** May read every category (else only safety and availability, and `alsoTypes`). */
   readAll: boolean;
+  /** Type prefixes its scopes let it read without `read` (scopeTypePrefixes). */
+  alsoTypes?: readonly string[];
 }
 
 export class FilterError extends Error {}
@@ -56,7 +75,7 @@ export function isOpenType(type: string): boolean {
 }
 
 export function matches(ce: SvcCloudEvent, f: EventFilter): boolean {
-  if (!f.readAll && !isOpenType(ce.type)) return false;
+  if (!f.readAll && !isOpenType(ce.type) && !(f.alsoTypes ?? []).some((p) => ce.type.startsWith(p))) return false;
   if (f.types.length > 0 && !f.types.some((p) => ce.type.startsWith(p))) return false;
   if (f.session !== undefined && ce.svcsession !== f.session) {
     if (!(ce.type.startsWith('svc.safety.') && ce.svcsession === undefined)) return false;

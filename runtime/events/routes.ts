@@ -3,7 +3,8 @@
  * (WebSocket, one CloudEvent JSON per text frame). Both take `types` (comma-separated type prefixes) and
  * `session`, and resume: SSE from `Last-Event-ID` (the journal position every event carries as its `id:`), the
  * WebSocket from `after` (a position or a CloudEvent id). Any paired token may connect; without `read` (or
- * `admin`) it receives safety events and availability only.
+ * `admin`) it receives safety events, availability and the events of its scopes' areas (a `relief` token's
+ * `svc.relief.*`) only.
  */
 import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -11,7 +12,7 @@ import type { WebSocket } from 'ws';
 import { ProblemError } from '../../platform/http/problems.js';
 import { PerTokenLimit, type RevocationWatch } from '../../platform/http/revocation.js';
 import { startSse } from '../../platform/http/sse.js';
-import { ANY_SCOPE, canReadAll, type EventFilter, FilterError, parseSession, parseTypes } from './filter.js';
+import { ANY_SCOPE, canReadAll, type EventFilter, FilterError, parseSession, parseTypes, scopeTypePrefixes } from './filter.js';
 import type { EventHub } from './hub.js';
 import type { EventJournal, StoredEvent } from './journal.js';
 import { EventStream, type StreamTarget } from './stream.js';
@@ -44,7 +45,13 @@ function filterOf(req: FastifyRequest): EventFilter {
   const q = (req.query ?? {}) as Record<string, unknown>;
   try {
     const session = parseSession(q.session);
-    return { types: parseTypes(q.types), ...(session !== undefined ? { session } : {}), readAll: canReadAll(req.principal?.scopes ?? []) };
+    const scopes = req.principal?.scopes ?? [];
+    return {
+      types: parseTypes(q.types),
+      ...(session !== undefined ? { session } : {}),
+      readAll: canReadAll(scopes),
+      alsoTypes: scopeTypePrefixes(scopes),
+    };
   } catch (err) {
     if (err instanceof FilterError) throw new ProblemError('bad-request', err.message);
     throw err;

@@ -54,4 +54,12 @@ t.test('subscribe and receive rules follow scopes', async (t) => {
   t.notOk(canReceive('k1', 'svc/k1/task/t', cook));
   t.ok(canReceive('k1', 'svc/k1/safety/kitchen', cook));
   t.notOk(canReceive('k1', 'svc/k2/safety/kitchen', cook));
+  // A relief token reads its own area (relief), as well as safety and availability; nothing else.
+  const relief = { ...cook, scopes: ['relief'] };
+  for (const f of ['svc/k1/relief/#', 'svc/+/relief/need-1', 'svc/k1/safety/#']) t.ok(checkSubscribe('k1', f, relief), `relief: ${f}`);
+  for (const f of ['svc/k1/#', 'svc/k1/task/#', 'svc/k2/relief/#']) t.notOk(checkSubscribe('k1', f, relief), `relief refused: ${f}`);
+  t.notOk(checkSubscribe('k1', 'svc/k1/relief/#', cook), 'cook does not read relief');
+  t.ok(canReceive('k1', 'svc/k1/relief/need-1', relief));
+  t.notOk(canReceive('k1', 'svc/k1/relief/need-1', cook));
+  t.notOk(canReceive('k1', 'svc/k1/task/t', relief));
 });

@@ -4,7 +4,7 @@
  * external-broker client both use them, so the same topics leave Hearth either way.
  */
 import { ALARM_KINDS } from '../events/cloudevent.js';
-import { canReadAll } from '../events/filter.js';
+import { canReadAll, scopeCategories } from '../events/filter.js';
 import type { StoredEvent } from '../events/journal.js';
 
 export type QoS = 0 | 1 | 2;
@@ -29,6 +29,11 @@ export const HA_STATUS_TOPIC = `${HA_DISCOVERY_PREFIX}/status`;
 
 /** Categories a token without `read`/`admin` may still subscribe to and receive. */
 export const OPEN_CATEGORIES: ReadonlySet<string> = new Set(['safety', 'availability']);
+
+/** May a token without `read`/`admin` read `category`: an open one, or one of its scopes' areas (a `relief` token: relief)? */
+function mayReadCategory(category: string | undefined, scopes: readonly string[]): boolean {
+  return category !== undefined && (OPEN_CATEGORIES.has(category) || scopeCategories(scopes).includes(category));
+}
 
 /** One topic level from an id: MQTT separators and wildcards become `_`, an empty value `_`. */
 export function topicLevel(value: string): string {
@@ -122,7 +127,10 @@ export function checkPublish(kitchenId: string, topic: string, who: AclPrincipal
   return { ok: false, reason: 'not authorized to publish on this topic', spoof: false };
 }
 
-/** May this client subscribe with `filter`? `read`/`admin` anything of the kitchen; others safety and availability. */
+/**
+ * May this client subscribe with `filter`? `read`/`admin` anything of the kitchen; others safety, availability and
+ * their scopes' categories (a `relief` token `svc/{k}/relief/#`).
+ */
 export function checkSubscribe(kitchenId: string, filter: string, who: AclPrincipal): boolean {
   if (filter.startsWith('$')) return false;
   if (isOwnReplyTopic(kitchenId, filter, who.clientId)) return true;
@@ -141,7 +149,7 @@ export function checkSubscribe(kitchenId: string, filter: string, who: AclPrinci
     parts.length >= 3 &&
     (parts[0] === 'svc' || parts[0] === '+') &&
     (parts[1] === kitchenId || parts[1] === '+') &&
-    OPEN_CATEGORIES.has(parts[2] ?? '')
+    mayReadCategory(parts[2], who.scopes)
   );
 }
 
@@ -154,5 +162,5 @@ export function canReceive(kitchenId: string, topic: string, who: AclPrincipal):
   if (parts[2] === REPLY_CATEGORY) return isOwnReplyTopic(kitchenId, topic, who.clientId);
   // Requests are for the hub: only the e-stop (which others may want to see) reaches readers.
   if (parts[2] === 'command' && !CLIENT_COMMANDS.some((c) => c.subject === parts[3])) return false;
-  return canReadAll(who.scopes) || OPEN_CATEGORIES.has(parts[2] ?? '');
+  return canReadAll(who.scopes) || mayReadCategory(parts[2], who.scopes);
 }
