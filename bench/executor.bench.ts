@@ -4,7 +4,8 @@
  * - stop request to heater output off, p50/p99 over 200 stops (target p99 < 10 ms);
  * - resident memory of `hearth start` once ready (target < 80 MB);
  * - spawn of `node bin/hearth.mjs start` to its ready line (target < 1.5 s), and its CPU time;
- * the last three without flags and with `--max-semi-space-size=2` (docs/performance.md).
+ * the last three without flags and with `--max-semi-space-size=2` (docs/performance.md), or with the V8 flags of
+ * `--flags="--lite-mode --max-semi-space-size=2"` instead.
  * Status reads also print the server's CPU time per read (from /proc), which a busy machine disturbs far less
  * than reads per second. `--only=reads,stop,start` runs a subset.
  * The last two use the compiled CLI when dist/ exists (`npm run build`), else the source fallback (slower;
@@ -213,7 +214,7 @@ async function startup(): Promise<void> {
   const how = compiled ? 'compiled dist/' : 'source via tsx (run `npm run build` for the real figure)';
   const variants: { name: string; flags: string[] }[] = [
     { name: 'no flags', flags: [] },
-    { name: '--max-semi-space-size=2', flags: ['--max-semi-space-size=2'] },
+    { name: altFlags.join(' '), flags: altFlags },
   ];
   const figures = variants.map(() => ({ times: [] as number[], cpu: [] as number[], rss: [] as number[] }));
   for (let i = 0; i < 5; i++) {
@@ -244,10 +245,11 @@ const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice('--only='.length)
   .split(',');
+const altFlags = (process.argv.find((a) => a.startsWith('--flags='))?.slice('--flags='.length) ?? '--max-semi-space-size=2').split(' ');
 const run = (part: string) => only === undefined || only.includes(part);
 if (run('reads')) {
   await statusReads();
-  await statusReads(['--max-semi-space-size=2']);
+  await statusReads(altFlags);
 }
 if (run('stop')) await stopLatency();
 if (run('start')) await startup();

@@ -12,7 +12,8 @@
  * the start loads, by package and by directory of our own code (and whether the deferred parts — Node-RED,
  * the MCP and A2A SDKs, GraphQL — stayed out); and a fresh process imports those groups one after another,
  * dependencies first (bench/import-costs.mjs), to show what each costs. Targets (issue #17): first 200 within
- * 2× of the floor and under 400 ms; RSS under 60 MB.
+ * 2× of the floor and under 400 ms; RSS under 60 MB. `--baseline=DIR` also starts another (built) checkout's
+ * hearth in the same rounds, for a before/after; `--no-breakdown` skips the breakdown.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -109,8 +110,8 @@ async function measure(into: Figures, args: string[], ready: RegExp, env?: NodeJ
   await s.kill();
 }
 
-const hearthArgs = (dataDir: string) => [
-  join(root, 'bin/hearth.mjs'),
+const hearthArgs = (dataDir: string, from = root) => [
+  join(from, 'bin/hearth.mjs'),
   'start',
   '--http-port',
   '0',
@@ -219,13 +220,23 @@ async function breakdown(hearthCpu: number): Promise<void> {
 const loadBefore = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 console.log(`load average before: ${loadBefore}; hearth start runs ${cliKind()}; ${rounds} rounds each, alternating`);
 if (!existsSync(join(root, 'dist/runtime/cli/run.js'))) console.log('(no dist/: run `npm run build` for the real figures)');
+// `--baseline=DIR`: also start the hearth of another checkout (built), in the same rounds: a before/after.
+const baselineDir = arg('baseline');
 const floor = empty();
 const hearth = empty();
+const baseline = empty();
 for (let i = 0; i < rounds; i++) {
   await measure(floor, [join(root, 'bench/fastify-floor.mjs')], /floor ready (http:\/\/\S+)/);
-  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-start-'));
-  await measure(hearth, hearthArgs(dataDir), HEARTH_READY);
-  rmSync(dataDir, { recursive: true, force: true });
+  for (const [into, from] of baselineDir
+    ? ([
+        [hearth, root],
+        [baseline, baselineDir],
+      ] as const)
+    : ([[hearth, root]] as const)) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'hearth-start-'));
+    await measure(into, hearthArgs(dataDir, from), HEARTH_READY);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 const loadAfter = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 for (const [name, f] of [
@@ -239,6 +250,10 @@ for (const [name, f] of [
   console.log(`  resident memory then:           ${range(f.rssMb)} MB`);
 }
 console.log(`  its heat guard (a child process): ${range(hearth.childRssMb)} MB resident`);
+if (baselineDir) {
+  console.log(`baseline: hearth start of ${baselineDir}`);
+  console.log(`  spawn → first 200: ${range(baseline.firstMs)} ms; CPU ${range(baseline.cpuMs)} ms; RSS ${range(baseline.rssMb)} MB`);
+}
 const ratio = (a: number[], b: number[]) => (med(a) / med(b)).toFixed(2);
 console.log(
   `ratios hearth/floor (medians): first 200 ${ratio(hearth.firstMs, floor.firstMs)}× (target ≤ 2× and < 400 ms: ${fmt(med(hearth.firstMs))} ms), ready line ${ratio(hearth.readyMs, floor.readyMs)}×, CPU ${ratio(hearth.cpuMs, floor.cpuMs)}×, RSS ${ratio(hearth.rssMb, floor.rssMb)}× (target < 60 MB: ${fmt(med(hearth.rssMb))} MB)`,
