@@ -110,9 +110,10 @@ export async function webhookReceiver() {
 
 /**
  * Poll `missing()` until it returns an empty list, for at most `ms`; otherwise throw `what` with what is still
- * missing. Never waits longer than the bound.
+ * missing. Never waits longer than the bound, which only limits how long a broken run hangs (generous for a
+ * loaded machine).
  */
-export async function waitFor(what: string, missing: () => string[], ms = 15_000): Promise<void> {
+export async function waitFor(what: string, missing: () => string[], ms = 30_000): Promise<void> {
   const until = Date.now() + ms;
   for (;;) {
     const left = missing();

@@ -23,11 +23,12 @@ async function listen(t: Test): Promise<{ path: string; received: () => string }
     socat.kill();
     rmSync(dir, { recursive: true, force: true });
   });
-  for (let i = 0; i < 200 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 10));
+  await until(() => existsSync(path), 'socat to listen');
   return { path, received: () => out };
 }
 
-async function until(check: () => boolean, what: string, ms = 5000) {
+/** Wait on a condition; the bound only limits how long a broken run hangs (generous for a loaded machine). */
+async function until(check: () => boolean, what: string, ms = 30_000) {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

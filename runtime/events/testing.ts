@@ -59,8 +59,11 @@ export function tripEvent(at = new Date().toISOString(), subject = 'oil-max') {
   };
 }
 
-/** Wait until `check` is true (polling), or fail after `ms`. */
-export async function until(check: () => boolean, ms = 5000, what = 'condition'): Promise<void> {
+/**
+ * Wait until `check` is true (polling), or fail after `ms`. The bound only limits how long a broken run hangs:
+ * it is generous so a loaded machine never fails a test that would pass.
+ */
+export async function until(check: () => boolean, ms = 30_000, what = 'condition'): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

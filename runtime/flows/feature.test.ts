@@ -17,6 +17,15 @@ import { testBusFeature } from '../homeassistant/test-bus.js';
 import { flowsFeature } from './feature.js';
 import { EXCLUDED_NODE_TYPES } from './node-red.js';
 
+/** Wait on a condition; the bound only limits how long a broken run hangs (generous for a loaded machine). */
+async function until(done: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const flows = flowsFeature();
 const d = await startDashboardApp({
   extra: () => [testBusFeature('k1'), flows],
@@ -76,7 +85,7 @@ t.test('a deployed flow runs on request; a refused recipe stays refused inside a
   ];
   const deployed = await api('/flows/flows', { method: 'POST', token: admin, body: flow, headers: { 'node-red-deployment-type': 'full' } });
   t.ok([200, 204].includes(deployed.status), `deployed: ${deployed.status} ${await deployed.clone().text()}`);
-  for (let i = 0; i < 100 && !flows.flowIds().includes('cook'); i++) await new Promise((r) => setTimeout(r, 20));
+  await until(() => flows.flowIds().includes('cook'), 'the deployed flow to start');
   t.same(flows.flowIds(), ['cook', 'safety-check']);
   t.match(await flows.runFlow('safety-check', {}), { latched: d.app.ctx.supervisor.status().latched, heaters: {} });
   const answer = await flows.runFlow('cook', { recipe: KOSHARI, recipeHash: koshari?.hash });
@@ -133,14 +142,16 @@ t.test('the example flows: told once the oil is at temperature; smoke stops ever
     headers: { 'node-red-deployment-type': 'full' },
   });
   t.ok([200, 204].includes(deployed.status), `imported: ${deployed.status}`);
-  for (let i = 0; i < 100 && !flows.flowIds().includes('smoke'); i++) await new Promise((r) => setTimeout(r, 20));
+  await until(() => flows.flowIds().includes('smoke'), 'the imported flows to start');
   t.same(flows.flowIds(), ['oil-ready', 'smoke']);
-  await new Promise((r) => setTimeout(r, 300)); // the sensor feed connects
 
   t.match(await flows.runFlow('oil-ready', {}), { ready: false, targetC: 170 });
-  await api('/sim/v1/temperature', { method: 'POST', body: { sensor: 'oil', tempC: 176 } });
+  // The sensor node follows the hub's feed (connecting takes real time) and passes on one reading per real
+  // second: hold the oil at 176 °C and sample until the flow has seen it, bounded only by a generous deadline.
   let answer: { ready?: boolean; tempC?: number } = {};
-  for (let i = 0; i < 20 && !answer.ready; i++) {
+  const deadline = Date.now() + 60_000;
+  while (!answer.ready && Date.now() < deadline) {
+    await api('/sim/v1/temperature', { method: 'POST', body: { sensor: 'oil', tempC: 176 } });
     await d.clock.advanceAsync(500);
     await new Promise((r) => setTimeout(r, 250));
     answer = (await flows.runFlow('oil-ready', {})) as typeof answer;

@@ -52,8 +52,8 @@ async function load(flow: unknown[], token: string | undefined = cook): Promise<
   await new Promise<void>((r) => helper.load(ALL, [cfg, ...flow], token ? { cfg: { token } } : {}, r));
 }
 
-/** The next message a node sends (through a helper node wired to it). */
-function nextFrom(id: string, pred: (m: Record<string, unknown>) => boolean = () => true, ms = 8000): Promise<Record<string, unknown>> {
+/** The next message a node sends (through a helper node wired to it); the bound is generous for a loaded machine. */
+function nextFrom(id: string, pred: (m: Record<string, unknown>) => boolean = () => true, ms = 60_000): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no message from ${id}`)), ms);
     helper.getNode(id).on('input', (m) => {
@@ -121,10 +121,18 @@ t.test('svc-sensor sends readings; svc-estop cuts heat; svc-safety-in reports it
     { id: 'alarms', type: 'helper' },
     { id: 'stopped', type: 'helper' },
   ]);
-  await new Promise((r) => setTimeout(r, 300)); // the feeds connect
+  // The feed connects in real time: hold the oil at 155 °C and sample until a reading arrives.
+  let arrived = false;
   const reading = nextFrom('readings', (m) => typeof m.payload === 'number' && Math.abs((m.payload as number) - 155) < 3);
-  await post('/sim/v1/temperature', { sensor: 'oil', tempC: 155 });
-  for (let i = 0; i < 5; i++) await d.clock.advanceAsync(500);
+  reading.then(
+    () => (arrived = true),
+    () => (arrived = true),
+  );
+  while (!arrived) {
+    await post('/sim/v1/temperature', { sensor: 'oil', tempC: 155 });
+    await d.clock.advanceAsync(500);
+    await new Promise((r) => setTimeout(r, 50));
+  }
   t.match(await reading, { topic: 'oil' });
 
   const alarm = nextFrom('alarms');

@@ -49,7 +49,7 @@ t.test('against a real mosquitto: same topics, QoS, retain and content type; las
   const got: { topic: string; payload: string; packet: IPublishPacket }[] = [];
   panel.on('message', (topic, payload, packet) => got.push({ topic, payload: payload.toString(), packet }));
   await panel.subscribeAsync('svc/k1/#', { qos: 2 });
-  await until(() => got.some((g) => g.topic === 'svc/k1/availability/hub'), 5000, 'availability');
+  await until(() => got.some((g) => g.topic === 'svc/k1/availability/hub'), 30_000, 'availability');
   const online = got.find((g) => g.topic === 'svc/k1/availability/hub')!;
   t.equal(JSON.parse(online.payload).type, 'svc.device.online');
   t.equal(online.packet.retain, true);
@@ -57,7 +57,7 @@ t.test('against a real mosquitto: same topics, QoS, retain and content type; las
   k.bus.emit('safety', tripEvent());
   k.bus.emit('telemetry', { sensor: 'oil', svcSensor: 'oil_temp', tempC: 180, at: new Date().toISOString() });
   k.bus.emit('execution.state', { executionId: 'ex1', state: 'running', seq: 4, at: new Date().toISOString() });
-  await until(() => got.length >= 4, 5000, 'events via mosquitto');
+  await until(() => got.length >= 4, 30_000, 'events via mosquitto');
   const safety = got.find((g) => g.topic === 'svc/k1/safety/oil-max')!;
   t.equal(safety.packet.qos, 2);
   t.equal(safety.packet.properties?.contentType, 'application/cloudevents+json');
@@ -76,11 +76,11 @@ t.test('against a real mosquitto: same topics, QoS, retain and content type; las
   const lateGot: IPublishPacket[] = [];
   late.on('message', (_t, _p, packet) => lateGot.push(packet));
   await late.subscribeAsync('svc/k1/safety/#', { qos: 2 });
-  await until(() => lateGot.length === 1, 5000, 'retained alarm');
+  await until(() => lateGot.length === 1, 30_000, 'retained alarm');
   t.equal(lateGot[0]?.retain, true);
 
   await panel.publishAsync('svc/k1/command/estop', '{}', { qos: 1 });
-  await until(() => estops.length === 1, 5000, 'e-stop command');
+  await until(() => estops.length === 1, 30_000, 'e-stop command');
   t.match(estops[0], /e-stop requested over MQTT/);
 
   // The hub vanishing (connection dropped, no DISCONNECT) publishes its last will: offline, retained.
@@ -88,7 +88,7 @@ t.test('against a real mosquitto: same topics, QoS, retain and content type; las
   const transport = feature.transport as unknown as { client: { stream: { destroy(): void }; end(force: boolean): void } };
   transport.client.stream.destroy();
   transport.client.end(true);
-  await until(() => got.slice(before).some((g) => g.topic === 'svc/k1/availability/hub'), 5000, 'last will');
+  await until(() => got.slice(before).some((g) => g.topic === 'svc/k1/availability/hub'), 30_000, 'last will');
   const offline = got.slice(before).find((g) => g.topic === 'svc/k1/availability/hub')!;
   t.equal(JSON.parse(offline.payload).type, 'svc.device.offline');
   k.db.close();

@@ -51,7 +51,7 @@ t.test('a delivery is a structured CloudEvent whose signatures verify independen
   k.bus.emit('telemetry', { sensor: 'oil', svcSensor: 'oil_temp', tempC: 1, at: new Date().toISOString() });
   k.bus.emit('heater', { heater: 'h', power: 1, at: new Date().toISOString() });
   k.bus.emit('safety', tripEvent());
-  await until(() => rx.hits.length === 1, 5000, 'delivery');
+  await until(() => rx.hits.length === 1, 30_000, 'delivery');
   const hit = rx.hits[0]!;
   t.equal(hit.headers['content-type'], 'application/cloudevents+json; charset=utf-8');
   const mac = createHmac('sha256', SECRET).update(hit.body).digest('hex');
@@ -164,7 +164,7 @@ t.test('the outbox keeps running on its own timers and a subscription delete dro
   const sub = wh.store.create({ url: rx.url, types: ['svc.'], secret: SECRET, owner: 'o' });
   wh.start();
   for (let i = 0; i < 20; i++) k.bus.emit('task.updated', { taskId: `t${i}`, state: 'x', at: new Date().toISOString(), task: {} });
-  await until(() => wh.store.stats(sub.id).delivered === 20, 5000, '20 deliveries');
+  await until(() => wh.store.stats(sub.id).delivered === 20, 30_000, '20 deliveries');
   t.equal(rx.hits.length, 20);
   await wh.stop();
   wh.outbox.enqueue({ id: 'late', type: 'svc.task.updated' }, '{}');
