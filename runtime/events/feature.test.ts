@@ -101,11 +101,11 @@ t.test('in hearth start: an e-stop over MQTT cuts heat; the safety event reaches
   await client.subscribeAsync('svc/test-kitchen/safety/#', { qos: 2 });
 
   await client.publishAsync('svc/test-kitchen/command/estop', '{}', { qos: 1 });
-  await until(() => got.length >= 1, 5000, 'safety event on MQTT');
+  await until(() => got.length >= 1, 30_000, 'safety event on MQTT');
   t.equal(app.ctx.supervisor.status().latched, true, 'the supervisor latched a stop');
   const ce = JSON.parse(got[0]!.payload);
   t.equal(ce.type, 'svc.safety.estop');
   t.match(ce.data.message, /e-stop requested over MQTT by panel/);
-  await until(() => sseText.includes(ce.id), 5000, 'same event on SSE');
-  await until(() => hits.some((h) => h.includes(ce.id)), 5000, 'same event by webhook');
+  await until(() => sseText.includes(ce.id), 30_000, 'same event on SSE');
+  await until(() => hits.some((h) => h.includes(ce.id)), 30_000, 'same event by webhook');
 });

@@ -50,7 +50,7 @@ async function setup(t: Test) {
   return { d, bus, ha, connect };
 }
 
-async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
+async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
