@@ -213,3 +213,40 @@ t.test('refusals: no recipes, an unpublished kind, a report about an unknown rec
   t.throws(build('dup'), /b\.json: providers entry did:web:greengrocer\.example is also given by .*a\.json/);
   t.ok(new BuildInputError('x') instanceof Error);
 });
+
+t.test('relief documents are checked against relief.schema.json: a bad one stops the build with its path and reason', async (t) => {
+  const need = JSON.parse(readFileSync(join(reference, 'examples/relief/need.json'), 'utf8')) as Record<string, unknown>;
+  const program = JSON.parse(readFileSync(join(reference, 'examples/relief/program.json'), 'utf8')) as Record<string, unknown>;
+  const impact = JSON.parse(readFileSync(join(reference, 'examples/relief/impact.json'), 'utf8')) as Record<string, unknown>;
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['need-nobody', { ...need, people: 0 }, /need-nobody\.json: not a valid Need \(relief\.schema\.json\): \/people must be >= 1/],
+    [
+      'need-when',
+      { ...need, window: { from: 'tomorrow', to: need.window } },
+      /need-when\.json: not a valid Need .*\/window\/from must match format "date-time"/,
+    ],
+    [
+      'need-status',
+      { ...need, status: 'done' },
+      /need-status\.json: not a valid Need .*\/status must be one of "open", "fulfilled", "closed"/,
+    ],
+    ['need-nowhere', (({ place: _p, ...rest }) => rest)(need), /need-nowhere\.json: not a valid Need .*\/place place is required/],
+    ['program-who', { ...program, operator: 'x' }, /program-who\.json: not a valid Program .*\/operator/],
+    ['impact-meals', { ...impact, meals: -1 }, /impact-meals\.json: not a valid ImpactReport .*\/meals must be >= 0/],
+  ];
+  for (const [name, doc, message] of cases) {
+    const root = t.testdir({ catalog: {} });
+    copyFileSync(join(reference, 'examples/koshari.cookwala.json'), join(root, 'catalog/koshari.json'));
+    writeFileSync(join(root, `catalog/${name}.json`), JSON.stringify(doc));
+    t.throws(
+      () => buildIndex({ recipesDir: join(root, 'catalog'), outDir: join(root, 'site'), key, now: FIXED_NOW }),
+      { name: 'BuildInputError', message },
+      name,
+    );
+  }
+  // The reference's documents, as they are, still publish.
+  const root = t.testdir({ catalog: {} });
+  copyFileSync(join(reference, 'examples/koshari.cookwala.json'), join(root, 'catalog/koshari.json'));
+  for (const [f, doc] of Object.entries({ need, program, impact })) writeFileSync(join(root, `catalog/${f}.json`), JSON.stringify(doc));
+  t.equal(buildIndex({ recipesDir: join(root, 'catalog'), outDir: join(root, 'site'), key, now: FIXED_NOW }).documents, 3);
+});

@@ -2,8 +2,11 @@
  * Documents other than recipes that a catalog folder may hold and the index publishes as static pages:
  * market providers and offers, relief programs, needs and impact reports, and execution and safety reports.
  * Each kind has one page, `{svc, note, entries}`, written even when empty so a client never guesses whether a
- * page exists. A document of any other kind is refused with its path: nothing is skipped in silence.
+ * page exists. A document of any other kind is refused with its path: nothing is skipped in silence. Market
+ * documents are checked against schemas/json/market.schema.json, relief Programs, Needs and ImpactReports against
+ * schemas/json/relief.schema.json: one that does not hold stops the build with its path and the fault.
  */
+import { type SchemaName, validate } from '../../schemas/index.js';
 import { MarketDocumentError, readMarketDocument } from '../market/documents.js';
 import type { Json } from './entry.js';
 import { BuildInputError } from './sources.js';
@@ -90,6 +93,22 @@ function need(file: string, kind: string, doc: Json, fields: readonly string[]):
     throw new BuildInputError(`${file}: ${kind} needs ${missing.map((m) => `"${m}"`).join(', ')} (a non-empty string)`);
 }
 
+/** The relief schema of each relief kind the index publishes. */
+const RELIEF_SCHEMAS: Record<string, SchemaName> = { Program: 'reliefProgram', Need: 'reliefNeed', ImpactReport: 'reliefImpact' };
+
+/** Check a relief document against schemas/json/relief.schema.json; throws `BuildInputError` naming the file and the faults. */
+function checkRelief(file: string, kind: string, doc: Json): void {
+  const name = RELIEF_SCHEMAS[kind];
+  if (name === undefined) return;
+  const r = validate[name](doc);
+  if (r.valid) return;
+  const faults = r.issues
+    .slice(0, 3)
+    .map((i) => `${i.path || '/'} ${i.message}`)
+    .join('; ');
+  throw new BuildInputError(`${file}: not a valid ${kind} (relief.schema.json): ${faults}`);
+}
+
 function withoutPrivate(doc: Json): Json {
   const out: Json = {};
   for (const [k, v] of Object.entries(doc)) if (!PRIVATE_FIELDS.includes(k)) out[k] = v;
@@ -136,12 +155,15 @@ export class PublishedDocuments {
       }
       case 'Program':
         need(file, kind, doc, ['id', 'name']);
+        checkRelief(file, kind, doc);
         break;
       case 'Need':
         need(file, kind, doc, ['id', 'program']);
+        checkRelief(file, kind, doc);
         break;
       case 'ImpactReport':
         need(file, kind, doc, ['program']);
+        checkRelief(file, kind, doc);
         break;
       default:
         need(file, kind, doc, ['id', 'recipeId']);
