@@ -8,11 +8,11 @@
  * `--flags="--lite-mode --max-semi-space-size=2"` instead.
  * Status reads also print the server's CPU time per read (from /proc), which a busy machine disturbs far less
  * than reads per second. `--only=reads,stop,start` runs a subset.
- * The last two use the compiled CLI when dist/ exists (`npm run build`), else the source fallback (slower;
+ * The process figures use the compiled CLI when dist/ is fresh (`npm run build`), else the source fallback (slower;
  * the figure says which).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,10 +22,12 @@ import { MigrationRegistry } from '../platform/sqlite/migrations.js';
 import { executeRequest, KOSHARI, newKey, startTestApp } from '../runtime/app/testing.js';
 import type { ExecuteRequest } from '../runtime/executor/types.js';
 import { openDatabase } from '../runtime/store/db.js';
+import { distIsFresh } from '../test-support/cli.js';
 import { report, summarize } from './stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const compiled = existsSync(join(root, 'dist/runtime/cli/run.js'));
+// What bin/hearth.mjs will run: the compiled CLI only when dist/ is newer than every source.
+const compiled = distIsFresh();
 
 function get(agent: Agent, port: number, path: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -16,11 +16,12 @@
  * hearth in the same rounds, for a before/after; `--no-breakdown` skips the breakdown.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cliKind, cpuMs, rssMb } from './spawn-server.js';
+import { distIsFresh } from '../test-support/cli.js';
+import { cpuMs, rssMb } from './spawn-server.js';
 import { percentile } from './stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -218,8 +219,10 @@ async function breakdown(hearthCpu: number): Promise<void> {
 }
 
 const loadBefore = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-console.log(`load average before: ${loadBefore}; hearth start runs ${cliKind()}; ${rounds} rounds each, alternating`);
-if (!existsSync(join(root, 'dist/runtime/cli/run.js'))) console.log('(no dist/: run `npm run build` for the real figures)');
+const how = distIsFresh()
+  ? 'the compiled dist/'
+  : 'the sources through tsx: dist/ is missing or older than them, run `npm run build` for the real figures';
+console.log(`load average before: ${loadBefore}; hearth start runs ${how}; ${rounds} rounds each, alternating`);
 // `--baseline=DIR`: also start the hearth of another checkout (built), in the same rounds: a before/after.
 const baselineDir = arg('baseline');
 const floor = empty();
