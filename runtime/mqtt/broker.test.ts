@@ -6,8 +6,9 @@ import { waitFor } from '../../test-support/subscribers.js';
 import { makeKitchen, tripEvent, until } from '../events/testing.js';
 import { MqttFeature } from './feature.js';
 
-async function setup(t: Test, extra: { estops?: string[] } = {}) {
+async function setup(t: Test, extra: { estops?: string[]; sessions?: { maxQueued: number } } = {}) {
   const k = makeKitchen({ kitchenId: 'k1' });
+  const logged: Record<string, unknown>[] = [];
   const feature = new MqttFeature({
     bus: k.bus,
     hub: k.hub,
@@ -16,10 +17,12 @@ async function setup(t: Test, extra: { estops?: string[] } = {}) {
     mqttPort: 0,
     mqttWsPort: 0,
     estop: (message) => extra.estops?.push(message),
+    ...(extra.sessions ? { sessions: extra.sessions } : {}),
+    log: (_level, msg, detail) => logged.push({ msg, ...detail }),
   });
   await feature.start();
   const clients: MqttClient[] = [];
-  const connect = async (token: string | undefined, opts: { ws?: boolean; clientId?: string } = {}) => {
+  const connect = async (token: string | undefined, opts: { ws?: boolean; clientId?: string; keep?: boolean } = {}) => {
     const url = opts.ws ? `ws://127.0.0.1:${feature.embedded?.wsPort}` : `mqtt://127.0.0.1:${feature.embedded?.port}`;
     const c = await mqtt.connectAsync(
       url,
@@ -27,6 +30,7 @@ async function setup(t: Test, extra: { estops?: string[] } = {}) {
         protocolVersion: 5,
         reconnectPeriod: 0,
         clientId: opts.clientId ?? `c-${Math.random().toString(16).slice(2)}`,
+        ...(opts.keep ? { clean: false, properties: { sessionExpiryInterval: 3600 } } : {}),
         ...(token ? { username: 'me', password: token } : {}),
       },
       false,
@@ -39,7 +43,7 @@ async function setup(t: Test, extra: { estops?: string[] } = {}) {
     await feature.stop();
     k.db.close();
   });
-  return { k, feature, connect };
+  return { k, feature, connect, logged };
 }
 
 function collect(c: MqttClient) {
@@ -171,6 +175,52 @@ t.test('read scope governs subscriptions; telemetry QoS 0; tasks QoS 1', async (
     c.map((m) => m.topic),
     [],
     'the cook token received neither telemetry nor tasks',
+  );
+});
+
+t.test('a kept session holds at most maxQueued messages while its client is away; the first ones are kept', async (t) => {
+  const { k, feature, connect, logged } = await setup(t, { sessions: { maxQueued: 5 } });
+  const { token } = k.tokens.create({ name: 'panel', scopes: ['read'] });
+  const task = (i: number) =>
+    k.bus.emit('task.updated', {
+      taskId: `t-${i}`,
+      sessionId: 's1',
+      state: 'running',
+      at: new Date().toISOString(),
+      task: { id: `t-${i}` },
+    });
+  const first = await connect(token, { clientId: 'panel-1', keep: true });
+  await first.subscribeAsync('svc/k1/task/#', { qos: 1 });
+  await first.endAsync();
+  await until(() => feature.embedded?.clientCount === 0, 5000, 'the panel to be away');
+  for (let i = 1; i <= 12; i++) task(i);
+  await until(() => logged.some((l) => /session queue full/.test(String(l.msg))), 5000, 'the full queue to be logged');
+  t.match(
+    logged.find((l) => /session queue full/.test(String(l.msg))),
+    { clientId: 'panel-1', maxQueued: 5 },
+  );
+
+  // Listening before the connection: the kept messages come as soon as the session is resumed.
+  const back = mqtt.connect(`mqtt://127.0.0.1:${feature.embedded?.port}`, {
+    protocolVersion: 5,
+    reconnectPeriod: 0,
+    clientId: 'panel-1',
+    clean: false,
+    properties: { sessionExpiryInterval: 3600 },
+    username: 'me',
+    password: token,
+  });
+  t.teardown(() => back.endAsync(true));
+  const got = collect(back);
+  await until(() => back.connected, 5000, 'the panel to be back');
+  // Connected again, it gets everything, however many: the cap is for a client that is away.
+  for (let i = 100; i < 110; i++) task(i);
+  await until(() => got.length === 15, 5000, 'the kept and the live messages');
+  t.same(
+    got.map((m) => m.topic).filter((x) => !/t-1\d\d$/.test(x)),
+
+    [1, 2, 3, 4, 5].map((i) => `svc/k1/task/t-${i}`),
+    'the five queued first came back, the seven after them were dropped',
   );
 });
 

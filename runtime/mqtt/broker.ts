@@ -11,6 +11,7 @@ import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
 import { LogLimiter, limitedLog } from '../events/log-limit.js';
 import { ClientIdOwners, DEFAULT_FRONT_DOOR, FrontDoor, type FrontDoorLimits } from './front-door.js';
+import { boundedPersistence, DEFAULT_SESSION_LIMITS, type SessionLimits } from './session-limits.js';
 import { type AclPrincipal, canReceive, checkPublish, checkSubscribe, commandOf } from './topics.js';
 import type { BusTransport, CommandHandler, OutgoingMessage, RequestHandler, TokenVerifier } from './transport.js';
 
@@ -36,6 +37,8 @@ export interface EmbeddedBrokerOptions {
   log?: (msg: string, detail?: Record<string, unknown>) => void;
   /** What a connection may cost before it logs in (front-door.ts); defaults in DEFAULT_FRONT_DOOR. */
   frontDoor?: Partial<FrontDoorLimits>;
+  /** What a kept session may hold while its client is away (session-limits.ts); defaults in DEFAULT_SESSION_LIMITS. */
+  sessions?: Partial<SessionLimits>;
 }
 
 interface Session {
@@ -109,7 +112,14 @@ export class EmbeddedBroker implements BusTransport {
 
   async start(): Promise<void> {
     const limits = this.frontDoor.limits;
+    const kept = { ...DEFAULT_SESSION_LIMITS, ...this.o.sessions };
     const aedes = await Aedes.createBroker({
+      persistence: boundedPersistence(kept.maxQueued, (clientId, dropped) => {
+        if (dropped === 1)
+          this.log('mqtt session queue full: new messages for the absent client are dropped', { clientId, maxQueued: kept.maxQueued });
+      }),
+      sessionExpiryIntervalLimit: kept.maxExpirySeconds,
+      pendingSessionsLimit: kept.maxPending,
       id: `hearth-${this.o.kitchenId}`,
       maxClientsIdLength: 128,
       maximumPacketSize: limits.maxPacketBytes,

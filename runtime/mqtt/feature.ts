@@ -12,6 +12,7 @@ import { availabilityMessage, MqttBridge } from './bridge.js';
 import { EmbeddedBroker } from './broker.js';
 import { MqttCommands } from './commands.js';
 import { ExternalBroker } from './external.js';
+import type { SessionLimits } from './session-limits.js';
 import type { BusTransport, CommandOrigin, TokenVerifier } from './transport.js';
 
 export interface MqttFeatureOptions {
@@ -42,6 +43,8 @@ export interface MqttFeatureOptions {
   revocations?: RevocationWatch;
   now?: () => number;
   log?: (level: 'info' | 'warn' | 'error', msg: string, detail?: Record<string, unknown>) => void;
+  /** What a kept session may hold while its client is away (embedded broker; session-limits.ts). */
+  sessions?: Partial<SessionLimits>;
 }
 
 export class MqttFeature {
@@ -70,6 +73,7 @@ export class MqttFeature {
         host: o.host,
         port: o.mqttPort,
         ...(o.mqttWsPort !== undefined ? { wsPort: o.mqttWsPort } : {}),
+        ...(o.sessions ? { sessions: o.sessions } : {}),
         now,
         log: (msg, detail) => o.log?.('warn', msg, detail),
         onSpoof: (r) =>
