@@ -1,6 +1,7 @@
 /**
  * Hub REST for relief on a coordinator hub (runtime/hub/relief.ts): needs, pledges and allocations under
- * `/svc/v1/relief`, read with `read`, written with `relief` (every POST takes an Idempotency-Key). The bodies
+ * `/svc/v1/relief`, read with `read`, written with `relief` (every POST takes an Idempotency-Key), and their
+ * end (runtime/hub/relief-lifecycle.ts): a need closed, a pledge withdrawn, an allocation cancelled. The bodies
  * are the reference's Need, Pledge and Allocation documents, checked against schemas/json/relief.schema.json by
  * the service (the route only bounds their size). On a hub that is not a coordinator every route answers 409
  * `not-coordinator` (after the token and scope checks).
@@ -9,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { requirePrincipal } from '../../platform/http/auth.js';
 import type { Json } from '../../services/index/entry.js';
 import type { AllocationInput, HandoverInput, ReliefService } from './relief.js';
+import type { CancelInput, CloseNeedInput, WithdrawInput } from './relief-lifecycle.js';
 import { ALLOCATION_STATES, NEED_STATUSES, PLEDGE_STATUSES } from './relief-store.js';
 import { PREFIX } from './routes.js';
 
@@ -47,7 +49,24 @@ export const handoverSchema = {
   },
 } as const;
 
+const reason = { type: 'string', minLength: 1, maxLength: 500 } as const;
+/** `POST /svc/v1/relief/needs/{id}/close`: why, and whether its allocations not yet on the road are cancelled too. */
+export const closeNeedSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { reason, cancelAllocations: { type: 'boolean' } },
+} as const;
+/** `POST /svc/v1/relief/pledges/{id}/withdraw`: why, and whether its allocations not yet handed over are cancelled with it. */
+export const withdrawSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { reason, cascade: { type: 'boolean' } },
+} as const;
+/** `POST /svc/v1/relief/allocations/{id}/cancel`. */
+export const cancelSchema = { type: 'object', additionalProperties: false, properties: { reason } } as const;
+
 type Id = { Params: { id: string } };
+const bodyOf = <T>(b: unknown): T => (b ?? {}) as T;
 
 export function registerReliefRoutes(http: FastifyInstance, relief: ReliefService): void {
   http.get<{ Querystring: { status?: string } }>(
@@ -60,6 +79,9 @@ export function registerReliefRoutes(http: FastifyInstance, relief: ReliefServic
     return reply.code(201).header('location', `${R}/needs/${rec.id}`).send(rec);
   });
   http.get<Id>(`${R}/needs/:id`, { config: { scope: 'read' }, schema: { params: idParams } }, async (req) => relief.need(req.params.id));
+  http.post<Id>(`${R}/needs/:id/close`, { config: reliefPost, schema: { params: idParams, body: closeNeedSchema } }, async (req) =>
+    relief.closeNeed(req.params.id, bodyOf<CloseNeedInput>(req.body), requirePrincipal(req)),
+  );
 
   http.get<{ Querystring: { status?: string } }>(
     `${R}/pledges`,
@@ -72,6 +94,9 @@ export function registerReliefRoutes(http: FastifyInstance, relief: ReliefServic
   });
   http.get<Id>(`${R}/pledges/:id`, { config: { scope: 'read' }, schema: { params: idParams } }, async (req) =>
     relief.pledge(req.params.id),
+  );
+  http.post<Id>(`${R}/pledges/:id/withdraw`, { config: reliefPost, schema: { params: idParams, body: withdrawSchema } }, async (req) =>
+    relief.withdrawPledge(req.params.id, bodyOf<WithdrawInput>(req.body), requirePrincipal(req)),
   );
 
   http.get<{ Querystring: { need?: string; state?: string } }>(
@@ -88,5 +113,8 @@ export function registerReliefRoutes(http: FastifyInstance, relief: ReliefServic
   );
   http.post<Id>(`${R}/allocations/:id/handover`, { config: reliefPost, schema: { params: idParams, body: handoverSchema } }, async (req) =>
     relief.handover(req.params.id, req.body as HandoverInput, requirePrincipal(req)),
+  );
+  http.post<Id>(`${R}/allocations/:id/cancel`, { config: reliefPost, schema: { params: idParams, body: cancelSchema } }, async (req) =>
+    relief.cancelAllocation(req.params.id, bodyOf<CancelInput>(req.body), requirePrincipal(req)),
   );
 }

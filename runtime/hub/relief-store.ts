@@ -32,6 +32,14 @@ interface Posted {
   updatedAt: string;
 }
 
+/** Who closed a need, withdrew a pledge or cancelled an allocation, when, why, and the allocations cancelled with it. */
+export interface Closure {
+  by: Actor;
+  at: string;
+  reason?: string;
+  cancelledAllocations?: string[];
+}
+
 export interface NeedRecord extends NeedDoc, Posted {
   $kind: 'Need';
   status: (typeof NEED_STATUSES)[number];
@@ -39,6 +47,7 @@ export interface NeedRecord extends NeedDoc, Posted {
   allocated: { meals: number };
   remaining: { meals: number; people: number };
   allocations: string[];
+  closed?: Closure;
 }
 
 export interface PledgeRecord extends PledgeDoc, Posted {
@@ -46,6 +55,7 @@ export interface PledgeRecord extends PledgeDoc, Posted {
   status: (typeof PLEDGE_STATUSES)[number];
   remaining: Remaining;
   allocations: string[];
+  withdrawn?: Closure;
 }
 
 export interface Ack {
@@ -82,6 +92,7 @@ export interface AllocationRecord extends Posted {
   handovers: Handover[];
   /** The production menu's recipes this hub holds (checked against the need) and those it does not. */
   menuCheck?: { held: string[]; notHeld: string[] };
+  cancelled?: Closure;
   [k: string]: unknown;
 }
 

@@ -10,6 +10,7 @@
  * provide, more of a pledge than it has left). A need's remaining meals and people go down with each
  * allocation and it is `fulfilled` when nothing remains; a pledge is `allocated` when nothing of it remains.
  * Each assignment is then handed over: the giving side says `delivered`, the receiving side `received`.
+ * A need is closed, a pledge withdrawn and an allocation cancelled by runtime/hub/relief-lifecycle.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
@@ -18,6 +19,8 @@ import { ProblemError } from '../../platform/http/problems.js';
 import { type SchemaName, validate } from '../../schemas/index.js';
 import type { Json } from '../../services/index/entry.js';
 import {
+  EPSILON,
+  exhausted,
   initialRemaining,
   itemKey,
   type MenuRecipe,
@@ -29,6 +32,7 @@ import {
   type Remaining,
 } from '../../services/relief/rules.js';
 import type { EventBus } from '../events/bus.js';
+import { type CancelInput, type CloseNeedInput, ReliefLifecycle, type WithdrawInput } from './relief-lifecycle.js';
 import { type AllocationRecord, type Assignment, type Handover, type NeedRecord, type PledgeRecord, ReliefRepo } from './relief-store.js';
 import { actorOf } from './sessions.js';
 
@@ -54,12 +58,6 @@ const NOT_COORDINATOR =
   'this hub is not a relief coordinator: start it with --relief-coordinator (config relief: {coordinator: true}) to keep needs, pledges and allocations';
 
 const VOCAB_ID = /^(cw|x-[a-z0-9-]+)\.[a-z0-9_.-]+$/;
-
-/** A small amount of floating-point slack when quantities are compared. */
-const EPSILON = 1e-9;
-
-const exhausted = (r: Remaining) =>
-  (r.meals !== undefined || r.items !== undefined) && (r.meals ?? 0) === 0 && (r.items ?? []).every((i) => i.qty.value <= EPSILON);
 
 export class ReliefService {
   readonly repo: ReliefRepo;
@@ -319,6 +317,32 @@ export class ReliefService {
     this.emit('need', out.need);
     for (const p of out.pledges) this.emit('pledge', p);
     return out.rec;
+  }
+
+  /** Run one lifecycle change in a transaction, then emit what it changed (allocations, needs, pledges). */
+  private lifecycle<T>(by: Principal, fn: (l: ReliefLifecycle) => T): T {
+    this.guard();
+    const l = new ReliefLifecycle(this.repo, this.iso(), actorOf(by));
+    const out = this.repo.transaction(() => fn(l));
+    for (const a of l.changed.allocations.values()) this.emit('allocation', a);
+    for (const n of l.changed.needs.values()) this.emit('need', n);
+    for (const p of l.changed.pledges.values()) this.emit('pledge', p);
+    return out;
+  }
+
+  /** Close a need (no more allocations); `cancelAllocations` cancels those not yet on the road. */
+  closeNeed(id: string, input: CloseNeedInput, by: Principal): NeedRecord {
+    return this.lifecycle(by, (l) => l.closeNeed(id, input));
+  }
+
+  /** Withdraw a pledge: refused while it has live allocations, unless `cascade` cancels them. */
+  withdrawPledge(id: string, input: WithdrawInput, by: Principal): PledgeRecord {
+    return this.lifecycle(by, (l) => l.withdrawPledge(id, input));
+  }
+
+  /** Cancel an allocation before its handover begins; its need and pledges get their quantities back. */
+  cancelAllocation(id: string, input: CancelInput, by: Principal): AllocationRecord {
+    return this.lifecycle(by, (l) => l.cancelAllocation(id, input));
   }
 
   private menu(input: AllocationInput): { recipeId: string }[] {

@@ -45,4 +45,25 @@ export const RELIEF_ROWS: Row[] = [
       return { path: `/svc/v1/relief/allocations/${a.id}/handover`, body: { pledge: a.pledge, step: 'delivered' } };
     },
   },
+  {
+    method: 'POST',
+    route: '/svc/v1/relief/needs/:id/close',
+    need: 'relief',
+    ok: 200,
+    setup: (h) => ({ path: `/svc/v1/relief/needs/${reliefNeed(h)}/close`, body: { reason: 'matrix' } }),
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/relief/pledges/:id/withdraw',
+    need: 'relief',
+    ok: 200,
+    setup: (h) => ({ path: `/svc/v1/relief/pledges/${reliefPledge(h)}/withdraw`, body: {} }),
+  },
+  {
+    method: 'POST',
+    route: '/svc/v1/relief/allocations/:id/cancel',
+    need: 'relief',
+    ok: 200,
+    setup: (h) => ({ path: `/svc/v1/relief/allocations/${reliefAllocation(h).id}/cancel`, body: {} }),
+  },
 ];

@@ -79,6 +79,44 @@ t.test('relief_pledge, relief_allocate and relief_needs on a coordinator hub', a
   t.match(denied.structuredContent, { error: 'forbidden', requiredScope: 'relief' });
 });
 
+t.test('relief_pledge {withdraw} and relief_allocate {cancel} and {closeNeed}: the end of the records over MCP', async (t) => {
+  const h = await startHub({ relief: true });
+  t.teardown(() => h.close());
+  const c = await mcp(t, h, ['read', 'relief']);
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = await c.callTool({ name, arguments: args });
+    return { isError: r.isError === true, sc: r.structuredContent as Record<string, unknown> };
+  };
+  h.hub.relief.postNeed(ref('need'), { id: 'tok_x', name: 'x', kind: 'human', scopes: ['relief'] });
+  for (const f of ['pledge-robot', 'pledge-surplus']) t.notOk((await call('relief_pledge', ref(f))).isError, f);
+  t.notOk((await call('relief_allocate', ref('allocation'))).isError);
+
+  const live = await call('relief_pledge', { withdraw: 'pl-882' });
+  t.match(live, { isError: true, sc: { error: 'conflict', allocations: [{ id: 'alloc-77', state: 'allocated' }] } }, 'live allocations');
+  const mixed = await call('relief_allocate', { cancel: 'alloc-77', need: 'need-2026-11-03-shubra' });
+  t.match(mixed, { isError: true, sc: { error: 'validation-failed' } }, 'a cancel is not also an allocation');
+  t.match(await call('relief_pledge', { ...ref('pledge-robot'), cascade: true }), { sc: { error: 'validation-failed' } });
+
+  const cancelled = await call('relief_allocate', { cancel: 'alloc-77', reason: 'truck broke down' });
+  t.notOk(cancelled.isError, JSON.stringify(cancelled.sc));
+  t.ok(validate.reliefAllocationRecord(cancelled.sc).valid, 'an AllocationRecord');
+  t.match(cancelled.sc, { state: 'cancelled', cancelled: { reason: 'truck broke down', by: { kind: 'agent' } } });
+  t.match((await call('relief_needs', { id: 'need-2026-11-03-shubra' })).sc, { status: 'open', remaining: { meals: 650 } });
+
+  const withdrawn = await call('relief_pledge', { withdraw: 'pl-882', reason: 'robot recalled' });
+  t.notOk(withdrawn.isError, JSON.stringify(withdrawn.sc));
+  t.ok(validate.reliefPledgeRecord(withdrawn.sc).valid, 'a PledgeRecord');
+  t.match(withdrawn.sc, { id: 'pl-882', status: 'withdrawn', remaining: { meals: 720 } });
+
+  const closed = await call('relief_allocate', { closeNeed: 'need-2026-11-03-shubra', reason: 'covered by another program' });
+  t.notOk(closed.isError, JSON.stringify(closed.sc));
+  t.match(closed.sc, { status: 'closed', closed: { reason: 'covered by another program' } });
+  t.same((await call('relief_needs', {})).sc.items, [], 'no open need');
+  const reader = await mcp(t, h, ['read']);
+  const denied = await reader.callTool({ name: 'relief_allocate', arguments: { cancel: 'alloc-77' } });
+  t.match(denied.structuredContent, { error: 'forbidden', requiredScope: 'relief' });
+});
+
 t.test('on a hub that is not a coordinator the relief tools answer not-coordinator', async (t) => {
   const h = await startHub();
   t.teardown(() => h.close());

@@ -58,6 +58,14 @@ export interface Remaining {
   items?: { key: string; qty: Qty }[];
 }
 
+/** A small amount of floating-point slack when quantities are compared. */
+export const EPSILON = 1e-9;
+
+/** Nothing of a pledge that offered a quantity (meals or items) remains. */
+export function exhausted(r: Remaining): boolean {
+  return (r.meals !== undefined || r.items !== undefined) && (r.meals ?? 0) === 0 && (r.items ?? []).every((i) => i.qty.value <= EPSILON);
+}
+
 /** A recipe of an allocation's production menu, as the coordinator's catalog holds it. */
 export interface MenuRecipe {
   recipeId: string;
