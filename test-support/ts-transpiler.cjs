@@ -1,4 +1,4 @@
-// The transpiler ts-node uses under tap (tsconfig.tap.json, "ts-node": {"transpiler": ...}): esbuild instead of
+// The transpiler ts-node uses under tap (tsconfig.json, "ts-node": {"transpiler": ...}): esbuild instead of
 // the TypeScript compiler. Tests are transpiled file by file without type checking either way (tap's default,
 // typecheck: false; `npm run lint` runs tsc over everything); esbuild does the same job many times faster, which
 // is most of the fixed cost of every test file. The sources are written for isolated transpiling
