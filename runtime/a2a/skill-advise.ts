@@ -3,7 +3,8 @@
  * function as `POST /svc/v1/advise/{intent}` and the MCP tool `advise` (services/advice `advise`). The answer is
  * kept for `apply` as over REST; applying an option stays REST/MCP's `apply_advice` (a person confirms).
  */
-import { type AdviceRequest, advise as adviseService } from '../../services/advice/index.js';
+import type { AdviceRequest } from '../../services/advice/index.js';
+import { adviceEngine } from '../../services/advice/lazy.js';
 import { adviceRequestSchema } from '../../services/advice/request-schema.js';
 import { INTENTS } from '../../services/advice/types.js';
 import type { Json } from '../../services/index/entry.js';
@@ -18,8 +19,8 @@ export const advise = defineSkill<AdviceRequest & { intent: string }>({
   usage: `{intent: ${INTENTS.join(' | ')}, query?, context?}`,
   scopes: toolScopes('advise'),
   input: { ...adviceRequestSchema, required: ['intent'] },
-  perform(d, a, p) {
-    const r = adviseService(d.advice, a, p);
+  async perform(d, a, p) {
+    const r = (await adviceEngine()).advise(d.advice, a, p);
     return {
       kind: 'done',
       summary: `Advice ${r.responseId} (${r.intent}): ${r.status}, ${r.options.length} option${r.options.length === 1 ? '' : 's'}, safety ${r.safety.verdict}.`,

@@ -4,7 +4,8 @@
  * loads through a loader hook, CommonJS requires through the module loader) to a file. The device process
  * must come up without the MCP SDK and zod (loaded on the first authenticated MCP request), Node-RED (only
  * with --flows), the registry, directory and index-builder services, the MQTT client (only for an external
- * broker) and YAML (only for a YAML file), nor ajv's compiler once built; and the SDK must then load when MCP is used.
+ * broker) and YAML (only for a YAML file), nor ajv's compiler once built, nor the advice engine (loaded on the
+ * first advice call); and the SDK and the engine must then load when MCP and advice are used.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +51,8 @@ const DEFERRED: Record<string, RegExp> = {
   'the index builder': /\/services\/index\/(build|cli|server|static|mcp)\./,
   'the MQTT client': /node_modules\/mqtt\//,
   YAML: /node_modules\/yaml\//,
+  // The rules, tables and free-text reader; the routes, tools and skill load them on the first advice call.
+  'the advice engine': /\/services\/advice\/(index|ask|constraints|rules-care|rules-cook|tables)\.(ts|js)$/,
   'the hardware buses': /node_modules\/(serialport|@serialport\/bindings-cpp|i2c-bus|onoff)\//,
 };
 
@@ -142,6 +145,20 @@ t.test('hearth start loads neither the MCP SDK nor other unused libraries until 
   t.ok(
     loaded().some((m) => DEFERRED['GraphQL (graphql-js, mercurius)']?.test(m)),
     'GraphQL is loaded once it is used',
+  );
+
+  const advice = await fetch(`${url}/svc/v1/advise/feed`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query: { people: 4 } }),
+  });
+  const answer = (await advice.json()) as { intent?: string; options?: unknown[] };
+  t.equal(advice.status, 200, 'the first advice request is served');
+  t.equal(answer.intent, 'feed', 'with an answer for its intent');
+  t.ok(Array.isArray(answer.options), 'listing its options');
+  t.ok(
+    loaded().some((m) => DEFERRED['the advice engine']?.test(m)),
+    'the advice engine is loaded once advice is asked for',
   );
 
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

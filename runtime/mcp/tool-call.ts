@@ -63,7 +63,7 @@ export function scopedTool<A>(
   name: string,
   description: string,
   schema: Record<string, unknown>,
-  fn: (args: A, p: Principal) => Json,
+  fn: (args: A, p: Principal) => Json | Promise<Json>,
   readOnly = false,
   mapError?: (err: unknown) => ToolOutcome | undefined,
 ): HubTool {
@@ -79,7 +79,8 @@ export function scopedTool<A>(
       const denied = scopeRefusal(self, p);
       if (denied) return denied;
       try {
-        return ok(fn(args as A, p));
+        // `fn` runs at once (an emergency stop cuts heat before this returns); an async one is awaited here.
+        return ok(await fn(args as A, p));
       } catch (err) {
         if (err instanceof ProblemError) return refusal(err.slug, err.detail ?? err.slug, err.extensions as Json);
         const mapped = mapError?.(err);
