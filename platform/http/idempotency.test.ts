@@ -103,7 +103,9 @@ t.test('in flight is 409, 5xx is not stored', async (t) => {
   const s = setup({ t: 5 });
   const release = s.hold();
   const first = s.app.inject(post('key-flight', { x: 1 }));
-  await new Promise((r) => setTimeout(r, 20));
+  // Wait until the first is inside the handler (held at the gate), however long that takes on a loaded machine.
+  for (const end = Date.now() + 30_000; s.count() === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 5));
+  t.equal(s.count(), 1, 'the first request is being handled');
   const second = await s.app.inject(post('key-flight', { x: 1 }));
   t.equal(second.statusCode, 409);
   t.equal(second.json().type, 'http://x/errors/idempotency-key-in-flight');

@@ -121,13 +121,15 @@ t.test('a restarted hub clears the alarm its previous run left retained on the e
     await feature.start();
     return { k, feature };
   };
-  const retainedSafety = async () => {
+  /** The retained safety messages a fresh subscriber gets; with `expected`, waits (generously) for that many first. */
+  const retainedSafety = async (expected = 0) => {
     const c = await mqtt.connectAsync(broker.url, { protocolVersion: 5, reconnectPeriod: 0 }, false);
     const got: string[] = [];
     c.on('message', (topic, payload, packet) => {
       if (packet.retain && payload.length > 0) got.push(topic);
     });
     await c.subscribeAsync('svc/k1/safety/#', { qos: 1 });
+    if (expected > 0) await until(() => got.length >= expected, 30_000, 'the retained safety messages').catch(() => undefined);
     await new Promise((r) => setTimeout(r, 300));
     await c.endAsync(true);
     return got;
@@ -137,7 +139,7 @@ t.test('a restarted hub clears the alarm its previous run left retained on the e
   await first.feature.bridge.flush();
   await first.feature.stop();
   first.k.db.close();
-  t.same(await retainedSafety(), ['svc/k1/safety/oil-max'], 'the alarm outlives the hub');
+  t.same(await retainedSafety(1), ['svc/k1/safety/oil-max'], 'the alarm outlives the hub');
 
   const second = await run();
   t.teardown(async () => {
