@@ -4,6 +4,7 @@
  * with the MQTT reason code, nobody else receives the answer, the token's scopes decide exactly as for the MCP
  * tools, and an emergency stop is never refused (the simulated fryer's physical power is 0 afterwards).
  * Third-party clients (mosquitto_rr, Paho) run the same operations in interop.test.ts.
+ * @slow: a whole hub with its broker, and about 35 s of wall time on a loaded 2-core machine.
  */
 import mqtt, { type IClientPublishOptions, type MqttClient } from 'mqtt';
 import t, { type Test } from 'tap';

@@ -1,3 +1,4 @@
+// @slow: it runs `hearth index serve` as a process and builds several indexes through the CLI.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
