@@ -5,7 +5,8 @@
  * must come up without the MCP SDK and zod (loaded on the first authenticated MCP request), Node-RED (only
  * with --flows), the registry, directory and index-builder services, the MQTT client (only for an external
  * broker) and YAML (only for a YAML file), nor ajv's compiler once built, nor the advice engine (loaded on the
- * first advice call); and the SDK and the engine must then load when MCP and advice are used.
+ * first advice call), nor the hub's tool definitions (the first MCP request or MQTT command); and the SDK, the
+ * tools and the engine must then load when MCP and advice are used.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,6 +54,8 @@ const DEFERRED: Record<string, RegExp> = {
   YAML: /node_modules\/yaml\//,
   // The rules, tables and free-text reader; the routes, tools and skill load them on the first advice call.
   'the advice engine': /\/services\/advice\/(index|ask|constraints|rules-care|rules-cook|tables)\.(ts|js)$/,
+  // The hub's tool definitions: the first MCP request or MQTT command loads them (the stop's own module is loaded).
+  "the hub's tool definitions": /\/runtime\/mcp\/tools(-(advice|leases|market|notify|team))?\.(ts|js)$/,
   'the hardware buses': /node_modules\/(serialport|@serialport\/bindings-cpp|i2c-bus|onoff)\//,
 };
 
@@ -134,6 +137,10 @@ t.test('hearth start loads neither the MCP SDK nor other unused libraries until 
   t.ok(
     loaded().some((m) => DEFERRED['the MCP SDK']?.test(m)),
     'the SDK is loaded once MCP is used',
+  );
+  t.ok(
+    loaded().some((m) => DEFERRED["the hub's tool definitions"]?.test(m)),
+    'and the tool definitions with it',
   );
 
   const graphql = await fetch(`${url}/svc/v1/graphql`, {

@@ -44,3 +44,17 @@ export const TOOL_SCOPES: Record<string, string | null> = {
 export const EXTRA_TOOL_SCOPES: Record<string, string | null> = {
   run_flow: 'cook',
 };
+
+/** The market's tools (runtime/mcp/tools-market.ts): a hub has them only with a market. */
+export const MARKET_TOOLS: readonly string[] = ['search_offers', 'request_quote'];
+
+/**
+ * The scope of the tool `name` of a hub's `hubTools` (null: any token), or undefined when that hub has no such
+ * tool; without loading the tools (tools.ts): the MQTT command topics answer a first request's PUBACK with it.
+ * `tool-scopes.test.ts` checks it against `hubTools` with and without the market and flows.
+ */
+export function hubToolScope(name: string, has: { market: boolean; flows: boolean }): string | null | undefined {
+  if (Object.hasOwn(TOOL_SCOPES, name)) return !has.market && MARKET_TOOLS.includes(name) ? undefined : TOOL_SCOPES[name];
+  if (name === 'run_flow' && has.flows) return EXTRA_TOOL_SCOPES.run_flow ?? null;
+  return undefined;
+}

@@ -10,14 +10,12 @@ import type { KeyRecord } from '../../core/keys.js';
 import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import { jsonSchema } from '../../platform/mcp/schema.js';
-import { controlActive } from '../../safety/controls.js';
 import type { AdviceContext } from '../../services/advice/index.js';
 import { type Catalog, recipeOf } from '../../services/index/catalog.js';
 import { indexEntry, type Json } from '../../services/index/entry.js';
 import { MatchInputError } from '../../services/index/match.js';
 import type { PlanningContext } from '../../services/planning/context.js';
 import { type MatchInput, matchWithStock, type PreviewInput, previewPlan } from '../../services/planning/plan.js';
-import { REASON_MAX, reasonValue } from '../http/stop-body.js';
 import type { HandoffService } from '../hub/handoffs.js';
 import type { InventoryPatch, KitchenService } from '../hub/kitchen.js';
 import { inventoryPatchSchema, modeSchema, type OrderInput, orderExtras, orderSchema } from '../hub/kitchen-routes.js';
@@ -27,10 +25,11 @@ import type { NotifyService } from '../hub/notify.js';
 import { planPreviewSchema } from '../hub/planning-routes.js';
 import type { ReliefService } from '../hub/relief.js';
 import { createSessionSchema, rulesSchema } from '../hub/routes.js';
-import { emergencyStop, type SafetyDeps, safetyState, stopSource } from '../hub/safety-routes.js';
+import type { SafetyDeps } from '../hub/safety-routes.js';
 import type { SessionService } from '../hub/sessions.js';
 import type { TeamService } from '../hub/team.js';
 import { type HubTool, ok, refusal, scopedTool, scopeRefusal, type ToolOutcome } from './tool-call.js';
+import { emergencyStopTool } from './tool-stop.js';
 import { adviceTools } from './tools-advice.js';
 import { leaseTools } from './tools-leases.js';
 import { marketTools } from './tools-market.js';
@@ -288,12 +287,6 @@ export function hubTools(d: HubMcpDeps, via = 'MCP'): HubTool[] {
   return tools;
 }
 
-/** What `emergency_stop` advertises; its arguments are never refused against it (see emergencyStopTool). */
-const EMERGENCY_STOP_SCHEMA = {
-  type: 'object',
-  properties: { reason: { type: 'string', maxLength: REASON_MAX, description: 'Why (optional; recorded with the stop).' } },
-};
-
 /** A Standard Schema that accepts any value: the tool itself reads what it can and warns about the rest. */
 function acceptAny<T>(advertised: Record<string, unknown>): StandardSchemaWithJSON<T, T> {
   return {
@@ -302,46 +295,6 @@ function acceptAny<T>(advertised: Record<string, unknown>): StandardSchemaWithJS
       vendor: 'hearth',
       validate: (value: unknown) => ({ value: value as T }),
       jsonSchema: { input: () => advertised, output: () => advertised },
-    },
-  };
-}
-
-/**
- * `emergency_stop` {reason} (any paired token): cuts heat everywhere whatever its arguments are. A reason
- * that is not a string, is too long, or comes with other members is a warning in the answer and the log,
- * never a refusal (control `stop-any-body`; without it the arguments are checked against the schema first).
- */
-function emergencyStopTool(d: HubMcpDeps, via: string): HubTool {
-  const strict = { type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: REASON_MAX } } };
-  const lenient = controlActive('stop-any-body');
-  return {
-    name: 'emergency_stop',
-    description: 'Emergency stop: cut heat everywhere now. Any paired token may call it; its arguments are never a reason to refuse.',
-    schema: lenient ? EMERGENCY_STOP_SCHEMA : strict,
-    readOnly: false,
-    scope: null,
-    anyArgs: lenient,
-    run: async (args, principal) => {
-      const warnings: string[] = [];
-      let reason: string | undefined;
-      if (args !== undefined && args !== null && typeof args === 'object' && !Array.isArray(args)) {
-        const doc = args as Record<string, unknown>;
-        const extra = Object.keys(doc).filter((k) => k !== 'reason');
-        if (extra.length > 0) warnings.push(`unexpected arguments ignored: ${extra.slice(0, 5).join(', ').slice(0, 200)}`);
-        reason = reasonValue(doc.reason, warnings);
-      } else if (args !== undefined && args !== null) {
-        warnings.push('the arguments are not an object; they were ignored');
-      }
-      const trip = emergencyStop(d.safety, reason, stopSource(principal, via));
-      if (warnings.length > 0)
-        d.warn?.(`emergency_stop by ${principal.kind} ${principal.name} with malformed arguments (stopped anyway): ${warnings.join('; ')}`);
-      return ok({
-        accepted: true,
-        action: 'heat_off_all',
-        ...(warnings.length > 0 ? { warnings } : {}),
-        ...safetyState(d.safety),
-        trip,
-      } as Json);
     },
   };
 }

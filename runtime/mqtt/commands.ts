@@ -12,6 +12,9 @@
  * - A token without the operation's scope, or an unknown operation: PUBACK/PUBREC 0x87 and a problem answer.
  * - `emergency_stop` is never refused: any token, any payload, any (or no) response topic; heat is cut before
  *   the PUBACK leaves. The older `estop` topic keeps its own path (bridge.ts) and answers nothing.
+ * - The other tools (runtime/mcp/tools.ts) load on the first other request, not at start: the PUBACK's verdict
+ *   comes from the tools' scope table at once (tool-scopes.ts), the answer once they have loaded. The stop's
+ *   own module is loaded from the start, so a stop never waits on that import.
  * - One token has at most `MAX_MCP_REQUESTS_PER_TOKEN` requests being answered (the MCP limit); one more is
  *   answered `rate-limited` (0x97).
  */
@@ -21,8 +24,10 @@ import { PROBLEM_JSON } from '../../platform/http/problems.js';
 import { PerTokenLimit } from '../../platform/http/revocation.js';
 import type { Json } from '../../services/index/entry.js';
 import { MAX_MCP_REQUESTS_PER_TOKEN } from '../mcp/mount.js';
-import { callTool, refusal, scopeRefusal, type ToolOutcome } from '../mcp/tool-call.js';
-import { type HubMcpDeps, hubTools } from '../mcp/tools.js';
+import { callTool, type HubTool, refusal, scopeRefusal, type ToolOutcome } from '../mcp/tool-call.js';
+import { hubToolScope } from '../mcp/tool-scopes.js';
+import { emergencyStopTool } from '../mcp/tool-stop.js';
+import type { HubMcpDeps } from '../mcp/tools.js';
 import { isOwnReplyTopic } from './topics.js';
 import type { BusTransport, CommandRequest, RequestVerdict } from './transport.js';
 
@@ -55,6 +60,7 @@ export interface MqttCommandsOptions {
 export class MqttCommands {
   private readonly inFlight: PerTokenLimit;
   private answering = new Set<Promise<void>>();
+  private tools?: Promise<typeof import('../mcp/tools.js')>;
 
   constructor(private readonly o: MqttCommandsOptions) {
     this.inFlight = new PerTokenLimit(o.maxInFlight ?? MAX_MCP_REQUESTS_PER_TOKEN);
@@ -76,13 +82,13 @@ export class MqttCommands {
     if (!replyOk && !stop) {
       return { ok: false, reason: `the response topic must be svc/${this.o.kitchenId}/reply/${req.clientId} or a topic below it` };
     }
-    const tool = hubTools(deps, 'MQTT').find((t) => t.name === req.operation);
-    if (!tool) {
+    const scope = stop ? null : hubToolScope(req.operation, { market: deps.market !== undefined, flows: deps.runFlow !== undefined });
+    if (scope === undefined) {
       const detail = `the hub has no operation ${JSON.stringify(req.operation.slice(0, 100))}`;
       answer(refusal('not-found', detail));
       return { ok: false, reason: detail };
     }
-    const denied = scopeRefusal(tool, principal);
+    const denied = scopeRefusal({ name: req.operation, scope }, principal);
     if (denied) {
       answer(denied);
       return { ok: false, reason: denied.ok ? '' : denied.detail };
@@ -108,10 +114,12 @@ export class MqttCommands {
         args = text; // the stop reads what it can and warns about the rest
       }
     }
-    const done = callTool(tool, args, principal)
+    const operation = req.operation;
+    // The stop runs here and now (heat is cut before this returns); any other tool once the tools have loaded.
+    const done = (stop ? callTool(emergencyStopTool(deps, 'MQTT'), args, principal) : this.call(deps, operation, args, principal))
       .catch((err: unknown): ToolOutcome => {
-        this.o.log?.('error', 'mqtt command failed', { operation: tool.name, err: String(err) });
-        return refusal('internal-error', `the operation ${tool.name} failed`);
+        this.o.log?.('error', 'mqtt command failed', { operation, err: String(err) });
+        return refusal('internal-error', `the operation ${operation} failed`);
       })
       .then((o) => {
         release();
@@ -120,6 +128,14 @@ export class MqttCommands {
     this.track(done);
     return { ok: true };
   };
+
+  /** Run the hub's tool `operation` (its existence and scope were checked): the tools load on the first call. */
+  private async call(deps: HubMcpDeps, operation: string, args: unknown, principal: Principal): Promise<ToolOutcome> {
+    this.tools ??= import('../mcp/tools.js');
+    const tool: HubTool | undefined = (await this.tools).hubTools(deps, 'MQTT').find((t) => t.name === operation);
+    if (!tool) return refusal('not-found', `the hub has no operation ${JSON.stringify(operation.slice(0, 100))}`);
+    return callTool(tool, args, principal);
+  }
 
   private track(p: Promise<unknown>): void {
     const settled = p.then(
