@@ -4,6 +4,7 @@
  * journalled, and never changes, so a consumer that sees it twice (at-least-once delivery) drops the copy.
  */
 import type { BusEventName, BusEvents } from './bus.js';
+import { safetyReason, safetySource } from './safety-origin.js';
 
 export const CLOUDEVENTS_CONTENT_TYPE = 'application/cloudevents+json';
 
@@ -117,23 +118,6 @@ export const CLEARING_KINDS: ReadonlySet<string> = new Set(['svc.safety.reset', 
 function optional<T extends Record<string, unknown>>(o: T): T {
   for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
   return o;
-}
-
-/** Why, in one string: the reason the stopper gave, else the trip's reason code, else what the kind says. */
-function safetyReason(p: SafetyPayload): string {
-  if (p.kind === 'estop') return p.reason ?? p.trip?.statedReason ?? 'emergency stop';
-  if (p.kind === 'spoof_refused') return p.reason ?? 'a client published on a safety topic';
-  if (p.kind === 'limit_raise_refused') return p.reason ?? 'a request would have raised a safety limit';
-  return p.reason ?? p.trip?.reason ?? p.kind;
-}
-
-/** Who or what: the person or agent, the button or MQTT client, or the supervisor for a trip it latched itself. */
-function safetySource(p: SafetyPayload): string {
-  if (p.source) return p.source;
-  if (p.kind === 'reset' || p.kind === 'limit_raise_refused') return p.by ?? 'unknown';
-  if (p.kind === 'spoof_refused' && p.origin) return `mqtt client ${p.origin.clientId}`;
-  if (p.trip?.source) return p.trip.source;
-  return p.kind === 'trip' || p.kind === 'cleared' ? 'supervisor' : 'unknown';
 }
 
 function safetyShape(p: SafetyPayload): EventShape {
