@@ -4,6 +4,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import type { Migration } from '../../platform/sqlite/migrations.js';
+import { prepared } from '../../platform/sqlite/prepared.js';
 import type { Actor } from './types.js';
 
 export const leasesMigration: Migration = {
@@ -92,37 +93,38 @@ export class LeaseRepo {
   constructor(private readonly db: Database) {}
 
   insert(l: Lease, until: number, now: number): void {
-    this.db
-      .prepare('INSERT INTO hub_leases (id, resource, state, holder, session_id, until, doc, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(l.id, l.resource, l.state, l.holder, l.sessionId ?? null, until, JSON.stringify(l), now);
+    prepared(
+      this.db,
+      'INSERT INTO hub_leases (id, resource, state, holder, session_id, until, doc, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(l.id, l.resource, l.state, l.holder, l.sessionId ?? null, until, JSON.stringify(l), now);
   }
 
   update(l: Lease, until: number): void {
-    this.db.prepare('UPDATE hub_leases SET state = ?, until = ?, doc = ? WHERE id = ?').run(l.state, until, JSON.stringify(l), l.id);
+    prepared(this.db, 'UPDATE hub_leases SET state = ?, until = ?, doc = ? WHERE id = ?').run(l.state, until, JSON.stringify(l), l.id);
   }
 
   get(id: string): Lease | undefined {
-    const row = this.db.prepare('SELECT doc FROM hub_leases WHERE id = ?').get(id) as Row | undefined;
+    const row = prepared(this.db, 'SELECT doc FROM hub_leases WHERE id = ?').get(id) as Row | undefined;
     return row ? (JSON.parse(row.doc) as Lease) : undefined;
   }
 
   /** Granted leases, oldest first. */
   granted(): Lease[] {
-    return (this.db.prepare("SELECT doc FROM hub_leases WHERE state = 'granted' ORDER BY created_at, id").all() as Row[]).map(
+    return (prepared(this.db, "SELECT doc FROM hub_leases WHERE state = 'granted' ORDER BY created_at, id").all() as Row[]).map(
       (r) => JSON.parse(r.doc) as Lease,
     );
   }
 
   /** Granted leases whose expiry is at or before `now`. */
   due(now: number): Lease[] {
-    return (this.db.prepare("SELECT doc FROM hub_leases WHERE state = 'granted' AND until <= ? ORDER BY until, id").all(now) as Row[]).map(
-      (r) => JSON.parse(r.doc) as Lease,
-    );
+    return (
+      prepared(this.db, "SELECT doc FROM hub_leases WHERE state = 'granted' AND until <= ? ORDER BY until, id").all(now) as Row[]
+    ).map((r) => JSON.parse(r.doc) as Lease);
   }
 
   /** The newest leases in any state (at most `limit`). */
   recent(limit: number): Lease[] {
-    return (this.db.prepare('SELECT doc FROM hub_leases ORDER BY created_at DESC, id LIMIT ?').all(limit) as Row[]).map(
+    return (prepared(this.db, 'SELECT doc FROM hub_leases ORDER BY created_at DESC, id LIMIT ?').all(limit) as Row[]).map(
       (r) => JSON.parse(r.doc) as Lease,
     );
   }
@@ -132,33 +134,38 @@ export class HandoffRepo {
   constructor(private readonly db: Database) {}
 
   insert(h: Handoff, expires: number, now: number): void {
-    this.db
-      .prepare('INSERT INTO hub_handoffs (id, state, task_id, expires, doc, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(h.id, h.state, h.taskId ?? null, expires, JSON.stringify(h), now);
+    prepared(this.db, 'INSERT INTO hub_handoffs (id, state, task_id, expires, doc, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+      h.id,
+      h.state,
+      h.taskId ?? null,
+      expires,
+      JSON.stringify(h),
+      now,
+    );
   }
 
   update(h: Handoff): void {
-    this.db.prepare('UPDATE hub_handoffs SET state = ?, doc = ? WHERE id = ?').run(h.state, JSON.stringify(h), h.id);
+    prepared(this.db, 'UPDATE hub_handoffs SET state = ?, doc = ? WHERE id = ?').run(h.state, JSON.stringify(h), h.id);
   }
 
   get(id: string): Handoff | undefined {
-    const row = this.db.prepare('SELECT doc FROM hub_handoffs WHERE id = ?').get(id) as Row | undefined;
+    const row = prepared(this.db, 'SELECT doc FROM hub_handoffs WHERE id = ?').get(id) as Row | undefined;
     return row ? (JSON.parse(row.doc) as Handoff) : undefined;
   }
 
   /** Open handoffs of a task. */
   openForTask(taskId: string): Handoff[] {
     return (
-      this.db.prepare("SELECT doc FROM hub_handoffs WHERE task_id = ? AND state IN ('proposed', 'accepted')").all(taskId) as Row[]
+      prepared(this.db, "SELECT doc FROM hub_handoffs WHERE task_id = ? AND state IN ('proposed', 'accepted')").all(taskId) as Row[]
     ).map((r) => JSON.parse(r.doc) as Handoff);
   }
 
   /** Open handoffs whose expiry is at or before `now`. */
   due(now: number): Handoff[] {
     return (
-      this.db
-        .prepare("SELECT doc FROM hub_handoffs WHERE state IN ('proposed', 'accepted') AND expires <= ? ORDER BY expires, id")
-        .all(now) as Row[]
+      prepared(this.db, "SELECT doc FROM hub_handoffs WHERE state IN ('proposed', 'accepted') AND expires <= ? ORDER BY expires, id").all(
+        now,
+      ) as Row[]
     ).map((r) => JSON.parse(r.doc) as Handoff);
   }
 
@@ -175,6 +182,6 @@ export class HandoffRepo {
       args.push(filter.taskId);
     }
     const sql = `SELECT doc FROM hub_handoffs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id LIMIT ?`;
-    return (this.db.prepare(sql).all(...args, limit) as Row[]).map((r) => JSON.parse(r.doc) as Handoff);
+    return (prepared(this.db, sql).all(...args, limit) as Row[]).map((r) => JSON.parse(r.doc) as Handoff);
   }
 }

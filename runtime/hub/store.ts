@@ -5,6 +5,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import type { Migration } from '../../platform/sqlite/migrations.js';
+import { prepared } from '../../platform/sqlite/prepared.js';
 import type { Session, Task } from './types.js';
 
 export const hubMigration: Migration = {
@@ -30,31 +31,35 @@ export class SessionRepo {
   constructor(private readonly db: Database) {}
 
   insert(s: Session, now: number): void {
-    this.db
-      .prepare('INSERT INTO hub_sessions (id, state, doc, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
-      .run(s.id, s.state, JSON.stringify(s), now, now);
+    prepared(this.db, 'INSERT INTO hub_sessions (id, state, doc, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(
+      s.id,
+      s.state,
+      JSON.stringify(s),
+      now,
+      now,
+    );
   }
 
   update(s: Session, now: number): void {
-    this.db.prepare('UPDATE hub_sessions SET state = ?, doc = ?, updated_at = ? WHERE id = ?').run(s.state, JSON.stringify(s), now, s.id);
+    prepared(this.db, 'UPDATE hub_sessions SET state = ?, doc = ?, updated_at = ? WHERE id = ?').run(s.state, JSON.stringify(s), now, s.id);
   }
 
   get(id: string): Session | undefined {
-    const row = this.db.prepare('SELECT doc FROM hub_sessions WHERE id = ?').get(id) as { doc: string } | undefined;
+    const row = prepared(this.db, 'SELECT doc FROM hub_sessions WHERE id = ?').get(id) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as Session) : undefined;
   }
 
   /** Sessions in one of `states`, oldest first. */
   inStates(states: readonly string[]): Session[] {
     const marks = states.map(() => '?').join(', ');
-    const rows = this.db.prepare(`SELECT doc FROM hub_sessions WHERE state IN (${marks}) ORDER BY created_at, id`).all(...states) as {
+    const rows = prepared(this.db, `SELECT doc FROM hub_sessions WHERE state IN (${marks}) ORDER BY created_at, id`).all(...states) as {
       doc: string;
     }[];
     return rows.map((r) => JSON.parse(r.doc) as Session);
   }
 
   list(limit = 100): Session[] {
-    const rows = this.db.prepare('SELECT doc FROM hub_sessions ORDER BY created_at DESC, id LIMIT ?').all(limit) as { doc: string }[];
+    const rows = prepared(this.db, 'SELECT doc FROM hub_sessions ORDER BY created_at DESC, id LIMIT ?').all(limit) as { doc: string }[];
     return rows.map((r) => JSON.parse(r.doc) as Session);
   }
 }
@@ -63,17 +68,18 @@ export class TaskRepo {
   constructor(private readonly db: Database) {}
 
   insert(t: Task, now: number): void {
-    this.db
-      .prepare('INSERT INTO hub_tasks (id, session_id, state, execution_id, doc, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(t.id, t.sessionId, t.state, t.executionId ?? null, JSON.stringify(t), now, now);
+    prepared(
+      this.db,
+      'INSERT INTO hub_tasks (id, session_id, state, execution_id, doc, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ).run(t.id, t.sessionId, t.state, t.executionId ?? null, JSON.stringify(t), now, now);
   }
 
   update(t: Task, now: number): void {
-    this.db.prepare('UPDATE hub_tasks SET state = ?, doc = ?, updated_at = ? WHERE id = ?').run(t.state, JSON.stringify(t), now, t.id);
+    prepared(this.db, 'UPDATE hub_tasks SET state = ?, doc = ?, updated_at = ? WHERE id = ?').run(t.state, JSON.stringify(t), now, t.id);
   }
 
   get(id: string): Task | undefined {
-    const row = this.db.prepare('SELECT doc FROM hub_tasks WHERE id = ?').get(id) as { doc: string } | undefined;
+    const row = prepared(this.db, 'SELECT doc FROM hub_tasks WHERE id = ?').get(id) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as Task) : undefined;
   }
 
@@ -81,8 +87,8 @@ export class TaskRepo {
   list(sessionId?: string, limit = 200): Task[] {
     const rows = (
       sessionId === undefined
-        ? this.db.prepare('SELECT doc FROM hub_tasks ORDER BY created_at, id LIMIT ?').all(limit)
-        : this.db.prepare('SELECT doc FROM hub_tasks WHERE session_id = ? ORDER BY created_at, id LIMIT ?').all(sessionId, limit)
+        ? prepared(this.db, 'SELECT doc FROM hub_tasks ORDER BY created_at, id LIMIT ?').all(limit)
+        : prepared(this.db, 'SELECT doc FROM hub_tasks WHERE session_id = ? ORDER BY created_at, id LIMIT ?').all(sessionId, limit)
     ) as { doc: string }[];
     return rows.map((r) => JSON.parse(r.doc) as Task);
   }
@@ -97,12 +103,13 @@ export class SettingsRepo {
   constructor(private readonly db: Database) {}
 
   get(key: string): string | undefined {
-    return (this.db.prepare('SELECT value FROM hub_settings WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+    return (prepared(this.db, 'SELECT value FROM hub_settings WHERE key = ?').get(key) as { value: string } | undefined)?.value;
   }
 
   set(key: string, value: string): void {
-    this.db
-      .prepare('INSERT INTO hub_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
-      .run(key, value);
+    prepared(this.db, 'INSERT INTO hub_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
+      key,
+      value,
+    );
   }
 }
