@@ -141,6 +141,8 @@ export class App {
         ...opts.supervisor,
       });
       supervisor = s;
+      // Its watchdog's thread comes up while the features start; it watches from the supervisor's start.
+      s.watchdog?.prepare();
       // The heat guard cut the lines (a late lease renewal with heat on), or died: latch, like the loop watchdog.
       guard?.onTrip(({ lateMs, heaters }) =>
         s.cutAll('watchdog', `the heat guard had no lease renewal for ${lateMs} ms and cut ${heaters.join(', ')}`),

@@ -19,6 +19,7 @@ import { type CliOptions, ConfigError, type HearthConfig, resolveConfig } from '
 import { dashboardFeature } from '../dashboard/feature.js';
 import { createEventFeatures } from '../events/feature.js';
 import { guardSpecFor, type HeatGuard, startHeatGuard } from '../guard/client.js';
+import { claimWarmGuard, prewarmHeatGuard, type WarmGuard } from '../guard/warm.js';
 import { homeAssistantFeature } from '../homeassistant/feature.js';
 import { type Hub, hubFeature } from '../hub/feature.js';
 import { syncFeature } from '../sync/feature.js';
@@ -79,10 +80,14 @@ export async function runStart(opts: CliOptions & { flows?: boolean }): Promise<
     throw err;
   }
   const lock: DataDirLock = await lockDataDir(config.dataDir);
+  // The guard's process waits for its spec (startGuard below) while ours starts up: started by the CLI's entry
+  // before it loaded the rest (runtime/cli/run.ts), or now (a start called in-process).
+  const warm = claimWarmGuard() ?? prewarmHeatGuard();
   try {
     await safeOffAtStart(config);
-    await startLocked(opts, config);
+    await startLocked(opts, config, warm);
   } finally {
+    warm.dispose(); // nothing when the guard took its spec
     await lock.release();
   }
 }
@@ -92,11 +97,11 @@ export async function runStart(opts: CliOptions & { flows?: boolean }): Promise<
  * when this process stops renewing its lease (frozen, killed, stalled). Started by hearth itself, as its child,
  * so it runs wherever hearth runs (by hand, in tests, under systemd, where it shares the unit's cgroup).
  */
-async function startGuard(config: HearthConfig, rig: RigConfig): Promise<HeatGuard | undefined> {
+async function startGuard(config: HearthConfig, rig: RigConfig, warm: WarmGuard): Promise<HeatGuard | undefined> {
   const spec = guardSpecFor(rig, config.dataDir);
   if (!spec) return undefined;
   try {
-    return await startHeatGuard(spec, { log: (m) => process.stderr.write(`hearth: ${m}\n`) });
+    return await startHeatGuard(spec, { log: (m) => process.stderr.write(`hearth: ${m}\n`), warm });
   } catch (err) {
     throw new CliError(`heat guard: ${(err as Error).message}`);
   }
@@ -124,10 +129,10 @@ export async function useStartFeatures(app: App, opts: { flows?: boolean }): Pro
   if (flows) app.use(flows);
 }
 
-async function startLocked(opts: CliOptions & { flows?: boolean }, config: HearthConfig): Promise<void> {
+async function startLocked(opts: CliOptions & { flows?: boolean }, config: HearthConfig, warm: WarmGuard): Promise<void> {
   let app: App;
   try {
-    app = await App.create(config, { heatGuard: (rig) => startGuard(config, rig) });
+    app = await App.create(config, { heatGuard: (rig) => startGuard(config, rig, warm) });
     await useStartFeatures(app, opts);
   } catch (err) {
     if (err instanceof ConfigError) throw new CliError(err.message);

@@ -9,13 +9,13 @@ import { mkdtempSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { GpioOutputLine } from '../../drivers/buses/gpio.js';
 import { offLevel, type WireLevel } from '../../drivers/buses/output-level.js';
 import { prepareLineOff, readWire, valueFile } from '../../drivers/buses/pin-file.js';
 import type { RigConfig } from '../../drivers/rig-config.js';
 import { simWiredHeaters, simWireRoot } from '../../drivers/sim/wires.js';
 import { GUARD_TIMING, type GuardLine, type GuardSpec } from './spec.js';
+import { guardArgv, type WarmGuard } from './warm.js';
 
 export interface GuardTrip {
   lateMs: number;
@@ -39,19 +39,23 @@ export interface HeatGuard {
   close(): Promise<void>;
 }
 
-const entry = (): string => {
-  const ts = import.meta.url.endsWith('.ts');
-  return fileURLToPath(new URL(ts ? './main.ts' : './main.js', import.meta.url));
-};
-
-/** Spawn the guard and connect. Rejects with the reason when it does not come up within `timeoutMs`. */
+/**
+ * Spawn the guard (or hand a pre-spawned one, `warm`, its spec) and connect. Rejects with the reason when it does
+ * not come up within `timeoutMs`.
+ */
 export async function startHeatGuard(
   spec: GuardSpec,
-  o: { log: (msg: string) => void; timeoutMs?: number; renewMs?: number },
+  o: { log: (msg: string) => void; timeoutMs?: number; renewMs?: number; warm?: WarmGuard },
 ): Promise<HeatGuard> {
-  const file = entry();
-  const argv = [...(file.endsWith('.ts') ? ['--import', 'tsx'] : []), file, '--spec', JSON.stringify(spec)];
-  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const warm = o.warm?.take();
+  o.warm?.dispose();
+  let child: ChildProcess;
+  if (warm?.stdin) {
+    child = warm;
+    warm.stdin.end(`${JSON.stringify(spec)}\n`);
+  } else {
+    child = spawn(process.execPath, guardArgv('--spec', JSON.stringify(spec)), { stdio: ['ignore', 'pipe', 'inherit'] });
+  }
   await new Promise<void>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => {

@@ -65,6 +65,30 @@ t.test('a healthy loop never trips the watchdog', async (t) => {
   await wd.stop();
 });
 
+t.test('a watchdog prepared ahead does not watch until start, then catches a stall', async (t) => {
+  const fired: number[] = [];
+  const duty = new SharedArrayBuffer(4);
+  new Int32Array(duty)[0] = 700;
+  const wd = createWatchdog({
+    targets: [{ kind: 'shared', heater: 'h', buffer: duty, index: 0 }],
+    stallMs: 200,
+    onFired: (i) => fired.push(i.stallMs),
+  });
+  t.teardown(() => wd.stop());
+  wd.prepare();
+  // No heartbeat runs yet: a watching worker would see a 400 ms "stall" and cut the output.
+  blockFor(400);
+  await realSleep(100);
+  t.equal(new Int32Array(duty)[0], 700, 'the prepared worker left the output alone');
+  t.same(fired, [], 'and recorded nothing');
+  await wd.start();
+  await realSleep(100); // let the heartbeat run
+  blockFor(400, () => new Int32Array(duty)[0] === 0);
+  t.equal(new Int32Array(duty)[0], 0, 'once started, a stall is cut by the worker');
+  await realSleep(100);
+  t.equal(fired.length, 1, 'and reported when the loop runs again');
+});
+
 t.test('for GPIO relays the worker drives each wire to its off level: an active-low relay goes HIGH', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-gpio-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));

@@ -15,6 +15,7 @@ import type { WatchdogTarget } from '../../drivers/watchdog-targets.js';
 const HEARTBEAT = 0;
 const STOP = 1;
 const FIRED = 2;
+const GO = 3; // set by start(): a worker prepared ahead waits for it before it watches
 const F64_STALL_MS = 2; // Float64 index (bytes 16..23)
 const F64_OFF_AT = 3; // Float64 index (bytes 24..31): epoch ms (fractional) when outputs were forced off
 
@@ -50,6 +51,8 @@ function forceOff() {
   }
   return switched;
 }
+// Prepared ahead of start (prepare()), the worker waits here: it watches only once the heartbeat runs.
+while (Atomics.load(ctl, ${GO}) === 0 && Atomics.load(ctl, ${STOP}) === 0) Atomics.wait(ctl, ${GO}, 0, 1000);
 let last = Atomics.load(ctl, ${HEARTBEAT});
 let lastChange = clock();
 let firedThisStall = false;
@@ -83,6 +86,13 @@ export interface WatchdogOptions {
 }
 
 export interface Watchdog {
+  /**
+   * Start the worker thread now without watching yet (it waits for start()), so its start-up (~50 ms of a
+   * thread's own isolate) overlaps what the caller does next; start() then only waits for it to be online.
+   * The prepared thread never keeps the process alive.
+   */
+  prepare(): void;
+  /** Watch from now on: the worker is online and the heartbeat runs when this resolves. */
   start(): Promise<void>;
   stop(): Promise<void>;
   /** When the worker last switched an output off (epoch ms with fraction), or 0; a stall that found
@@ -108,22 +118,41 @@ export function createWatchdog(o: WatchdogOptions): Watchdog {
     }
   };
 
+  let online: Promise<void> | undefined;
+
+  const prepare = () => {
+    if (worker) return;
+    const targets = o.targets.filter((t) => t.kind !== 'none');
+    const w = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { control, targets, stallMs, pollMs: Math.max(5, Math.floor(beatMs / 2)) },
+      // The worker needs no loader hooks; keep it from inheriting the parent's (tsx) flags.
+      execArgv: [],
+    });
+    worker = w;
+    online = new Promise<void>((resolve, reject) => {
+      w.once('online', () => resolve());
+      w.once('error', reject);
+    });
+    online.catch(() => {}); // start() reports it
+    // Once running it must not keep the process alive by itself.
+    w.unref();
+  };
+
   return {
+    prepare,
     async start() {
-      if (worker) return;
-      const targets = o.targets.filter((t) => t.kind !== 'none');
-      worker = new Worker(WORKER_SOURCE, {
-        eval: true,
-        workerData: { control, targets, stallMs, pollMs: Math.max(5, Math.floor(beatMs / 2)) },
-        // The worker needs no loader hooks; keep it from inheriting the parent's (tsx) flags.
-        execArgv: [],
-      });
-      await new Promise<void>((resolve, reject) => {
-        worker?.once('online', () => resolve());
-        worker?.once('error', reject);
-      });
-      // Once running it must not keep the process alive by itself.
-      worker.unref();
+      if (beat) return;
+      prepare();
+      // While start() waits for the thread, the thread keeps the process alive.
+      worker?.ref();
+      try {
+        await online;
+      } finally {
+        worker?.unref();
+      }
+      Atomics.store(ctl, GO, 1);
+      Atomics.notify(ctl, GO);
       beat = setInterval(() => {
         check();
         Atomics.add(ctl, HEARTBEAT, 1);
@@ -135,6 +164,7 @@ export function createWatchdog(o: WatchdogOptions): Watchdog {
       beat = undefined;
       Atomics.store(ctl, STOP, 1);
       Atomics.notify(ctl, STOP);
+      Atomics.notify(ctl, GO);
       const w = worker;
       worker = undefined;
       if (w) await w.terminate();
