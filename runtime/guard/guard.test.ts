@@ -13,6 +13,7 @@ import t from 'tap';
 import { readWire } from '../../drivers/buses/pin-file.js';
 import { startHeatGuard } from './client.js';
 import type { GuardSpec } from './spec.js';
+import { prewarmHeatGuard } from './warm.js';
 
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -205,4 +206,27 @@ t.test('a spec the guard cannot use: exit 2 with the reason', async (t) => {
   const code = await new Promise((resolve) => child.once('exit', resolve));
   t.equal(code, 2);
   t.match(err, /heat-guard: bad --spec: spec needs socket, root and lines/);
+});
+
+t.test('a guard spawned ahead of its spec holds nothing until the spec comes, then guards', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const spec = specIn(dir, { leaseMs: 60_000 });
+  const warm = prewarmHeatGuard();
+  const child = warm.take();
+  t.ok(child?.pid, 'the waiting guard runs');
+  await sleep(300);
+  t.notOk(existsSync(spec.socket), 'without its spec it listens on nothing');
+  t.equal(child?.exitCode, null, 'and waits');
+  // take() hands the process over once; a second start gets nothing and spawns its own.
+  t.equal(warm.take(), undefined);
+  const again = prewarmHeatGuard();
+  const guard = await startHeatGuard(spec, { log: () => {}, warm: again });
+  t.teardown(() => guard.close());
+  guard.line('pot').write(true);
+  t.ok(await until(() => guard.level('pot') === 0), 'given its spec on stdin, it drives the line (active-low: LOW)');
+  child?.ref(); // the waiting guard never keeps its parent alive: this test waits for it on purpose
+  child?.stdin?.end();
+  const code = await new Promise((resolve) => child?.once('exit', resolve));
+  t.equal(code, 0, 'a waiting guard whose stdin closes (hearth gone before the spec) exits 0');
 });
