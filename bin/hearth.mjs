@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // The `hearth` command. Runs the compiled CLI from dist/ (built by `npm run build`, which `npm ci` runs
-// through the prepare script). In a source checkout it falls back to running the TypeScript sources with tsx
+// through the prepare script), bundled into dist/bundle/ when the build made one. In a source checkout it falls back to running the TypeScript sources with tsx
 // when dist/ is missing or older than the sources, so an edit is never silently ignored.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const compiled = `${root}dist/runtime/cli/run.js`;
+// The same CLI bundled by esbuild into one file with V8's code cache for it (scripts/build-bundle.mjs).
+const bundled = `${root}dist/bundle/hearth.mjs`;
 const buildStamp = `${root}dist/.built`; // written by npm run build after tsc
 const source = `${root}runtime/cli/run.ts`;
 const sourceDirs = ['core', 'safety', 'schemas', 'drivers', 'platform', 'runtime', 'services', 'conformance'];
@@ -32,7 +34,7 @@ function distIsStale() {
 }
 
 if (existsSync(compiled) && !distIsStale()) {
-  await import(pathToFileURL(compiled).href);
+  await import(pathToFileURL(existsSync(bundled) ? bundled : compiled).href);
 } else {
   if (existsSync(compiled))
     process.stderr.write('hearth: dist/ is older than the sources; running them with tsx (npm run build compiles them)\n');

@@ -31,6 +31,8 @@ export function scratchFiles(
 }
 
 const compiled = join(repoRoot, 'dist/runtime/cli/run.js');
+/** The CLI as bin/hearth.mjs runs it from a build: bundled by scripts/build-bundle.mjs. */
+const bundled = join(repoRoot, 'dist/bundle/hearth.mjs');
 const SOURCE_DIRS = ['core', 'safety', 'schemas', 'drivers', 'platform', 'runtime', 'services', 'conformance'];
 let compiledIsFresh: boolean | undefined;
 
@@ -62,9 +64,12 @@ function builtAfterSources(): boolean {
   return true;
 }
 
-/** argv for spawning the CLI: [node, ...args], compiled when dist/ is fresh, else from source. */
-export function hearthArgv(args: string[]): [string, string[]] {
-  if (distIsFresh()) return [process.execPath, [compiled, ...args]];
+/**
+ * argv for spawning the CLI: [node, ...args]. When dist/ is fresh, the build as bin/hearth.mjs runs it (bundled,
+ * scripts/build-bundle.mjs), or its modules unbundled with `unbundled`; else the sources through tsx.
+ */
+export function hearthArgv(args: string[], o: { unbundled?: boolean } = {}): [string, string[]] {
+  if (distIsFresh()) return [process.execPath, [!o.unbundled && existsSync(bundled) ? bundled : compiled, ...args]];
   return [process.execPath, ['--import', 'tsx', entry, ...args]];
 }
 
@@ -112,9 +117,9 @@ function runToEnd(cmd: string, argv: string[], opts: RunOptions): Promise<CliRes
 export function spawnCli(
   args: string[],
   ready: RegExp,
-  opts: SpawnOptions & { timeoutMs?: number } = {},
+  opts: SpawnOptions & { timeoutMs?: number; unbundled?: boolean } = {},
 ): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string }> {
-  const [cmd, argv] = hearthArgv(args);
+  const [cmd, argv] = hearthArgv(args, { unbundled: opts.unbundled });
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, argv, { cwd: repoRoot, ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

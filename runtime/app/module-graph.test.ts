@@ -6,7 +6,9 @@
  * with --flows), the registry, directory and index-builder services, the MQTT client (only for an external
  * broker) and YAML (only for a YAML file), nor ajv's compiler once built, nor the advice engine (loaded on the
  * first advice call), nor the hub's tool definitions (the first MCP request or MQTT command); and the SDK, the
- * tools and the engine must then load when MCP and advice are used.
+ * tools and the engine must then load when MCP and advice are used. The build's modules are checked unbundled
+ * (one by one); the bundle bin/hearth.mjs runs (scripts/build-bundle.mjs) is checked to leave the same libraries
+ * out and to run from its one file.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,6 +84,8 @@ t.test('hearth start loads neither the MCP SDK nor other unused libraries until 
     {
       timeoutMs: 60_000,
       env: { ...process.env, HEARTH_MODULE_LOG: log, NODE_OPTIONS: `--import=${pathToFileURL(recorder).href}` },
+      // Module by module: bin/hearth.mjs runs the same modules bundled into one file (checked below).
+      unbundled: true,
     },
   );
   t.teardown(() => {
@@ -169,6 +173,48 @@ t.test('hearth start loads neither the MCP SDK nor other unused libraries until 
   );
 
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  t.equal(await exit, 0, 'the device shuts down cleanly');
+});
+
+t.test('the bundled start (bin/hearth.mjs on a fresh build) leaves the same libraries out and runs from one file', async (t) => {
+  if (!distIsFresh()) {
+    t.pass('no fresh build: bin/hearth.mjs runs the sources (npm run build makes the bundle)');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-graph-bundle-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const log = join(dir, 'modules.txt');
+  const recorder = join(dir, 'recorder.mjs');
+  writeFileSync(recorder, RECORDER);
+  writeFileSync(log, '');
+  const { child } = await spawnCli(
+    ['start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', join(dir, 'data'), '--sim-speed', 'manual', '--log-level', 'warn'],
+    READY,
+    { timeoutMs: 60_000, env: { ...process.env, HEARTH_MODULE_LOG: log, NODE_OPTIONS: `--import=${pathToFileURL(recorder).href}` } },
+  );
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const atReady = readFileSync(log, 'utf8').split('\n');
+  t.ok(
+    atReady.some((m) => m.endsWith('/dist/bundle/hearth.mjs')),
+    'the start ran the bundle',
+  );
+  t.same(
+    atReady.filter((m) => /\/dist\/(runtime\/(app|hub|supervisor|executor)|platform|core)\//.test(m)).slice(0, 3),
+    [],
+    'and loaded none of the modules it was built from (the heat guard, a process of its own, loads its few)',
+  );
+  t.ok(
+    atReady.some((m) => m.startsWith('require:') && m.includes('node_modules/better-sqlite3/')),
+    'a library kept out of the bundle still loads from node_modules',
+  );
+  for (const [what, pattern] of Object.entries(DEFERRED)) {
+    if (!pattern.source.includes('node_modules')) continue; // our own modules: checked unbundled above
+    t.same(atReady.filter((m) => pattern.test(m)).slice(0, 3), [], `${what} is not loaded at start`);
+  }
   child.kill('SIGTERM');
   t.equal(await exit, 0, 'the device shuts down cleanly');
 });

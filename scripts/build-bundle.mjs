@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+/**
+ * Bundle the compiled CLI (dist/runtime/cli/run.js) with esbuild into one CommonJS file, dist/bundle/hearth.cjs,
+ * and record V8's code cache for it from a warm-up start, so that `hearth start` neither resolves and links ~620
+ * ES modules (Node's loader reads, compiles and links each one) nor parses and compiles the code it runs: V8 reads
+ * it back from dist/bundle/hearth.cjs.cache. dist/bundle/hearth.mjs (from scripts/bundle-entry.mjs) runs it;
+ * bin/hearth.mjs imports that when the build is fresh. Run by `npm run build` after tsc; needs dist/.
+ *
+ * One file, not chunks: esbuild splits code only for ES modules, and only a script takes a code cache on Node 20.
+ * What a start does not use (the advice engine, the hub's tools, GraphQL, the index and registry services) is in
+ * the file but neither run nor compiled until first used: every `import()` of our own modules becomes a lazy
+ * initialiser. runtime/app/module-graph.test.ts checks that laziness on the unbundled build, module by module.
+ *
+ * Kept out of the bundle (loaded from node_modules as before):
+ * - native addons and what finds files of its own package at run time (better-sqlite3, the GPIO, I2C and serial
+ *   bindings, Node-RED with its editor and nodes);
+ * - the libraries a default start never loads (the MCP and A2A SDKs, zod, GraphQL, the MQTT client, Postgres,
+ *   YAML, ajv), and what fastify requires only when used: in the bundle they would be parsed at every start.
+ *
+ * Our modules find files beside themselves through `import.meta.url` (schemas, the dashboard, the heat guard's
+ * entry, the built validators). In the bundle every module's `import.meta.url` is rewritten to the URL its
+ * compiled file has in dist/, so each one resolves exactly what it did unbundled.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+const outdir = join(dist, 'bundle');
+
+export const EXTERNAL = [
+  // native addons, and packages that read files of their own at run time
+  'better-sqlite3',
+  'i2c-bus',
+  'onoff',
+  'epoll',
+  'serialport',
+  '@serialport/*',
+  'node-red',
+  '@node-red/*',
+  // loaded only when their surface is used (runtime/app/module-graph.test.ts checks that a start does not)
+  '@modelcontextprotocol/*',
+  '@a2a-js/*',
+  'zod',
+  'graphql',
+  'graphql-ws',
+  'mercurius',
+  'mqtt',
+  'pg',
+  'yaml',
+  'ajv',
+  'ajv/*',
+  'ajv-formats',
+  // what fastify and its dependencies require only when used (inject, cookies, its own schema compilers: a start
+  // hands fastify prebuilt validators), so a start never parses them
+  'light-my-request',
+  'fast-uri',
+  'event-target-shim',
+  'abort-controller',
+  '@fastify/ajv-compiler',
+  '@fastify/fast-json-stringify-compiler',
+  '@fastify/merge-json-schemas',
+  '@fastify/deepmerge',
+  'json-schema-ref-resolver',
+  'set-cookie-parser',
+  'cookie',
+  'dequal',
+];
+
+const BUNDLE = join(outdir, 'hearth.cjs');
+
+/** esbuild plugin: each compiled module of ours keeps its own `import.meta.url` (see above). */
+const ownUrls = {
+  name: 'own-import-meta-url',
+  setup(build) {
+    build.onLoad({ filter: /\.js$/ }, async (args) => {
+      if (!args.path.startsWith(`${dist}/`)) return undefined;
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return undefined;
+      return {
+        contents: text.replaceAll(
+          'import.meta.url',
+          `new URL(${JSON.stringify(`./${relative(outdir, args.path).split('\\').join('/')}`)}, __hearthBundleUrl).href`,
+        ),
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      };
+    });
+  },
+};
+
+/**
+ * Replace a file whole (write aside, then rename): a test suite may start the CLI while a test rebuilds, and a
+ * process must read either the old file or the new one, never half of one.
+ */
+async function replaceFile(file, data) {
+  const aside = `${file}.${process.pid}.tmp`;
+  await writeFile(aside, data);
+  await rename(aside, file);
+}
+
+await mkdir(outdir, { recursive: true });
+const built = await esbuild.build({
+  write: false,
+  absWorkingDir: root,
+  entryPoints: [join(dist, 'runtime/cli/run.js')],
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  outfile: BUNDLE,
+  external: EXTERNAL,
+  plugins: [ownUrls],
+  logLevel: 'warning',
+  charset: 'ascii', // read back as latin1 by the entry: one byte a character
+  // import() of an external package stays import() (ESM-only packages, loaded when used).
+  supported: { 'dynamic-import': true },
+  // A function expression, compiled by the entry through node:vm (which gives it the CommonJS arguments).
+  banner: {
+    js: '(function (exports, require, module, __filename, __dirname) {\nconst __hearthBundleUrl = require("node:url").pathToFileURL(__filename).href;',
+  },
+  footer: { js: '\n})' },
+});
+const [code] = built.outputFiles;
+if (!code || code.path !== BUNDLE) throw new Error(`esbuild wrote ${built.outputFiles.map((f) => f.path).join(', ')}, not ${BUNDLE}`);
+await replaceFile(BUNDLE, code.contents);
+await replaceFile(join(outdir, 'hearth.mjs'), await readFile(join(root, 'scripts/bundle-entry.mjs')));
+
+// The warm-up: start the bundle once as `hearth start` runs (simulated rig, a fresh data directory), ask for the
+// safety limits once, stop it; its exit writes the code cache of everything that ran.
+const dataDir = await mkdtemp(join(tmpdir(), 'hearth-bundle-'));
+try {
+  await new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [join(outdir, 'hearth.mjs'), 'start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', dataDir, '--log-level', 'warn'],
+      { cwd: root, env: { ...process.env, HEARTH_WRITE_CODE_CACHE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let asked = false;
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    const onData = (d) => {
+      out += d.toString();
+      const m = /hearth ready (http:\/\/\S+)/.exec(out);
+      if (!m || asked) return;
+      asked = true;
+      fetch(`${m[1]}/v1/safety-limits`)
+        .then((r) => r.text())
+        .finally(() => child.kill('SIGTERM'));
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0 && asked) resolve();
+      else reject(new Error(`the warm-up start exited ${signal ?? code}:\n${out}`));
+    });
+  });
+} finally {
+  await rm(dataDir, { recursive: true, force: true });
+}
+const size = async (f) => ((await readFile(f)).length / 1024).toFixed(0);
+process.stdout.write(`dist/bundle: hearth.cjs ${await size(BUNDLE)} KiB, its code cache ${await size(`${BUNDLE}.cache`)} KiB\n`);

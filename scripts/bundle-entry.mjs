@@ -1,0 +1,35 @@
+// The `hearth` CLI from its bundle: copied by scripts/build-bundle.mjs to dist/bundle/hearth.mjs, beside
+// hearth.cjs (the whole CLI in one CommonJS file) and hearth.cjs.cache (V8's code cache for it). bin/hearth.mjs
+// imports this file when the build is fresh.
+//
+// The bundle is compiled through node:vm with the code cache the build recorded, so V8 neither parses the
+// source nor compiles the functions a start runs: it reads them back. A cache V8 rejects (another Node or V8
+// version, other V8 flags) only costs that saving: the source is compiled as usual and runs the same.
+// HEARTH_WRITE_CODE_CACHE=1 (the build's warm-up start only) writes the cache when the process exits;
+// HEARTH_CODE_CACHE_REPORT=1 says on stderr whether V8 took the cache (`hearth: code cache used`).
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+
+const file = fileURLToPath(new URL('./hearth.cjs', import.meta.url));
+const cacheFile = `${file}.cache`;
+const write = process.env.HEARTH_WRITE_CODE_CACHE === '1';
+delete process.env.HEARTH_WRITE_CODE_CACHE; // not for the heat guard or any other child
+const cachedData = !write && existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
+// hearth.cjs is already wrapped as a function expression of (exports, require, module, __filename, __dirname).
+const script = new vm.Script(readFileSync(file, 'latin1'), {
+  filename: file,
+  cachedData,
+  importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+});
+if (process.env.HEARTH_CODE_CACHE_REPORT === '1')
+  process.stderr.write(`hearth: code cache ${!cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`);
+if (write)
+  process.once('exit', () => {
+    // Aside, then renamed: a process starting meanwhile reads the old cache or the new one, never half of one.
+    writeFileSync(`${cacheFile}.${process.pid}.tmp`, script.createCachedData());
+    renameSync(`${cacheFile}.${process.pid}.tmp`, cacheFile);
+  });
+const module = { exports: {} };
+script.runInThisContext()(module.exports, createRequire(file), module, file, fileURLToPath(new URL('.', import.meta.url)));
