@@ -117,8 +117,9 @@ const built = await esbuild.build({
   plugins: [ownUrls],
   logLevel: 'warning',
   charset: 'ascii', // read back as latin1 by the entry: one byte a character
-  // import() of an external package stays import() (ESM-only packages, loaded when used).
-  supported: { 'dynamic-import': true },
+  // import() of a package kept out becomes require() (Node 20.19+ requires ES modules too): a script compiled
+  // through node:vm with a code cache has no working import() on Node 20 without experimental flags.
+  supported: { 'dynamic-import': false },
   // A function expression, compiled by the entry through node:vm (which gives it the CommonJS arguments).
   banner: {
     js: '(function (exports, require, module, __filename, __dirname) {\nconst __hearthBundleUrl = require("node:url").pathToFileURL(__filename).href;',

@@ -21,7 +21,6 @@ const cachedData = !write && existsSync(cacheFile) ? readFileSync(cacheFile) : u
 const script = new vm.Script(readFileSync(file, 'latin1'), {
   filename: file,
   cachedData,
-  importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
 });
 if (process.env.HEARTH_CODE_CACHE_REPORT === '1')
   process.stderr.write(`hearth: code cache ${!cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`);

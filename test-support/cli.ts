@@ -140,10 +140,10 @@ export function spawnCli(
         resolve({ child, match: m, output: () => out });
       }
     };
+    // Both streams: stdout and stderr are separate pipes, so a log line written before the ready line may still
+    // arrive after it; a pattern that spans both is matched whichever comes last.
     child.stdout?.on('data', onData);
-    child.stderr?.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
+    child.stderr?.on('data', onData);
     child.on('exit', (code) => {
       if (!done) {
         done = true;

@@ -188,8 +188,13 @@ t.test('the bundled start (bin/hearth.mjs on a fresh build) leaves the same libr
   const recorder = join(dir, 'recorder.mjs');
   writeFileSync(recorder, RECORDER);
   writeFileSync(log, '');
-  const { child } = await spawnCli(
-    ['start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', join(dir, 'data'), '--sim-speed', 'manual', '--log-level', 'warn'],
+  const dataDir = join(dir, 'data');
+  const db = openDatabase(dataDir);
+  new MigrationRegistry().add(tokensMigration).migrate(db);
+  const token = new TokenStore(db).create({ name: 'graph', scopes: ['read'] }).token;
+  db.close();
+  const { child, match } = await spawnCli(
+    ['start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', dataDir, '--sim-speed', 'manual', '--log-level', 'warn'],
     READY,
     { timeoutMs: 60_000, env: { ...process.env, HEARTH_MODULE_LOG: log, NODE_OPTIONS: `--import=${pathToFileURL(recorder).href}` } },
   );
@@ -215,6 +220,37 @@ t.test('the bundled start (bin/hearth.mjs on a fresh build) leaves the same libr
     if (!pattern.source.includes('node_modules')) continue; // our own modules: checked unbundled above
     t.same(atReady.filter((m) => pattern.test(m)).slice(0, 3), [], `${what} is not loaded at start`);
   }
+  // Loaded when used, from the bundle too (its import() of a package kept out is a require()).
+  const url = match[1] as string;
+  const mcp = await fetch(`${url}/svc/v1/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      authorization: `Bearer ${token}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'graph-test', version: '1' } },
+    }),
+  });
+  const text = await mcp.text();
+  t.equal(mcp.status, 200, `the first MCP request is served by the bundle (${text.slice(0, 200)})`);
+  t.match(text, /hearth-hub/);
+  const graphql = await fetch(`${url}/svc/v1/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query: '{ mode { mode } }' }),
+  });
+  t.same(await graphql.json(), { data: { mode: { mode: 'normal' } } }, 'and the first GraphQL request');
+  const after = readFileSync(log, 'utf8').split('\n');
+  t.ok(
+    after.some((m) => DEFERRED['the MCP SDK']?.test(m)) && after.some((m) => DEFERRED['GraphQL (graphql-js, mercurius)']?.test(m)),
+    'each loading its library from node_modules then',
+  );
   child.kill('SIGTERM');
   t.equal(await exit, 0, 'the device shuts down cleanly');
 });
