@@ -7,7 +7,7 @@ import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const entry = fileURLToPath(new URL('../runtime/cli/run.ts', import.meta.url));
@@ -86,14 +86,29 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult
   return runToEnd(...hearthArgv(args), opts);
 }
 
-/** Run a TypeScript entry point of the repository (`script`, from the repository root) to completion. */
+/**
+ * Run a TypeScript entry point of the repository (`script`, from the repository root) to completion, through the
+ * tests' own TypeScript loader (test-support/ts-loader: cheaper to start than tsx).
+ */
 export function runScript(script: string, args: string[], opts: RunOptions = {}): Promise<CliResult> {
-  return runToEnd(process.execPath, ['--import', 'tsx', join(repoRoot, script), ...args], opts);
+  const loader = pathToFileURL(join(repoRoot, 'test-support/ts-loader/register.mjs')).href;
+  return runToEnd(process.execPath, [`--import=${loader}`, join(repoRoot, script), ...args], opts);
+}
+
+/**
+ * The environment of a process a test starts: as given, without tap's process-info hook when tap collects no
+ * coverage (`tap --disable-coverage`, as `npm test` runs): the hook costs every child ~0.2 s of CPU and records
+ * nothing then. With coverage on, children keep it.
+ */
+export function childEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  if (env._TAPJS_PROCESSINFO_COVERAGE_ !== '0' || !env.NODE_OPTIONS) return env;
+  const kept = env.NODE_OPTIONS.split(/\s+/).filter((o) => o !== '' && !/@tapjs[\\/]processinfo/.test(o));
+  return { ...env, NODE_OPTIONS: kept.join(' ') };
 }
 
 function runToEnd(cmd: string, argv: string[], opts: RunOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, argv, { cwd: repoRoot, ...opts, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd, argv, { cwd: repoRoot, ...opts, env: childEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (d: Buffer) => {
@@ -121,7 +136,7 @@ export function spawnCli(
 ): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string }> {
   const [cmd, argv] = hearthArgv(args, { unbundled: opts.unbundled });
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, argv, { cwd: repoRoot, ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, argv, { cwd: repoRoot, ...opts, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let done = false;
     const timer = setTimeout(() => {
