@@ -2,7 +2,7 @@
 // `npm run test:fast`: every test file except the slow end-to-end suites, for a developer's edit-test loop.
 // A test file is slow when a comment line in its header (the first 40 lines) starts with the tag `@slow`, with a word on why
 // (it starts hubs, browsers, brokers or databases, or replays every HIL scenario). `npm test` runs them all.
-// Like `npm test`, tap's process-info recorder skips the loaded-files list (nothing reads it with coverage off).
+// It passes tap the same --test-env as `npm test` (docs/CONTRIBUTING.md says why it has no effect on tap 21 yet).
 // Extra arguments go to tap (e.g. `npm run test:fast -- --bail`).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
