@@ -2,7 +2,6 @@
 // `npm run test:fast`: every test file except the slow end-to-end suites, for a developer's edit-test loop.
 // A test file is slow when a comment line in its header (the first 40 lines) starts with the tag `@slow`, with a word on why
 // (it starts hubs, browsers, brokers or databases, or replays every HIL scenario). `npm test` runs them all.
-// It passes tap the same --test-env as `npm test` (docs/CONTRIBUTING.md says why it has no effect on tap 21 yet).
 // Extra arguments go to tap (e.g. `npm run test:fast -- --bail`).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -38,10 +37,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     process.stdout.write(`${fast.join('\n')}\n`);
     process.exit(0);
   }
-  const r = spawnSync(
-    'npx',
-    ['tap', '--disable-coverage', '--test-env=_TAPJS_PROCESSINFO_EXCLUDE_=/./', ...process.argv.slice(2), ...fast],
-    { cwd: root, stdio: 'inherit' },
-  );
+  const r = spawnSync('npx', ['tap', '--disable-coverage', ...process.argv.slice(2), ...fast], { cwd: root, stdio: 'inherit' });
   process.exit(r.status ?? 1);
 }

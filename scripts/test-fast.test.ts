@@ -23,11 +23,3 @@ t.test('test:fast runs every test file not tagged @slow, and the slow ones are f
   for (const f of fast) t.ok(all.includes(f), `${f} is a tracked test file`);
   t.ok(slow.includes('hil-tests/mutants.test.ts'), 'the mutation run is slow');
 });
-
-t.test('test:fast passes tap the same --test-env settings as npm test', async (t) => {
-  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const envs = pkg.scripts.test?.match(/--test-env=\S+/g) ?? [];
-  t.ok(envs.length > 0, 'npm test sets a test env');
-  const script = readFileSync(join(repoRoot, 'scripts/test-fast.mjs'), 'utf8');
-  for (const e of envs) t.ok(script.includes(`'${e}'`), `test:fast passes ${e}`);
-});
