@@ -47,7 +47,7 @@ export async function resolve(specifier, context, nextResolve) {
   return nextResolve(specifier, context);
 }
 
-function transpile(source, url) {
+export function transpile(source, url) {
   if (esbuildVersion === undefined) esbuildVersion = JSON.parse(readFileSync(require.resolve('esbuild/package.json'), 'utf8')).version;
   const key = createHash('sha256').update(`${OPTIONS_VERSION}\0${esbuildVersion}\0${url}\0`).update(source).digest('hex');
   const file = `${cacheDir}${key}.js`;
