@@ -76,8 +76,9 @@ export async function indexFixture(dir: string, opts: { count?: number; seed?: s
     const path = (req.url ?? '/').split('?')[0] as string;
     requests.push(path);
     if (fault.dropFrom !== undefined && (fault.match ?? /./).test(path) && ++matched >= fault.dropFrom) {
-      // Answer headers and half a body, then cut the connection.
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '4096' });
+      // Answer headers and the start of a body, then cut the connection. No content-length: a declared length
+      // above the shard's size would be refused for its size as soon as the headers arrive, which raced the cut.
+      res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"id":"');
       setImmediate(() => res.socket?.destroy());
       return;
