@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `hearth` command. Runs the compiled CLI from dist/ (built by `npm run build`, which `npm ci` runs
-// through the prepare script), bundled into dist/bundle/ when the build made one. In a source checkout it falls back to running the TypeScript sources with tsx
-// when dist/ is missing or older than the sources, so an edit is never silently ignored.
+// through the prepare script), bundled into dist/bundle/ when the build made one. In a source checkout it falls
+// back to running the TypeScript sources with tsx when dist/ is missing or older than the sources, so an edit is
+// never silently ignored.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 

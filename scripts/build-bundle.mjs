@@ -32,7 +32,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const outdir = join(dist, 'bundle');
 
-export const EXTERNAL = [
+const EXTERNAL = [
   // native addons, and packages that read files of their own at run time
   'better-sqlite3',
   'i2c-bus',
@@ -149,8 +149,10 @@ try {
       const m = /hearth ready (http:\/\/\S+)/.exec(out);
       if (!m || asked) return;
       asked = true;
+      // A failed request still stops the warm-up: the cache then holds the start alone.
       fetch(`${m[1]}/v1/safety-limits`)
         .then((r) => r.text())
+        .catch(() => {})
         .finally(() => child.kill('SIGTERM'));
     };
     child.stdout.on('data', onData);

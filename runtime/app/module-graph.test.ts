@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { TokenStore, tokensMigration } from '../../platform/http/auth.js';
 import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
 import { distIsFresh, spawnCli } from '../../test-support/cli.js';
@@ -65,7 +65,11 @@ const DEFERRED: Record<string, RegExp> = {
 // (scripts/build-route-validators.mjs): ajv itself stays out; the built code needs only its small runtime helpers.
 if (distIsFresh()) DEFERRED["ajv's compiler"] = /node_modules\/ajv\/dist\/(ajv|core|2020|compile\/)/;
 
-t.test('hearth start loads neither the MCP SDK nor other unused libraries until they are used', async (t) => {
+/**
+ * Start `hearth start` (a fresh data directory holding one read token) with the recorder preloaded; `loaded()`
+ * reads what it has loaded so far. `unbundled`: the build's modules one by one rather than bin/hearth.mjs's bundle.
+ */
+async function startRecorded(t: Test, o: { unbundled?: boolean } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-graph-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const log = join(dir, 'modules.txt');
@@ -77,22 +81,61 @@ t.test('hearth start loads neither the MCP SDK nor other unused libraries until 
   new MigrationRegistry().add(tokensMigration).migrate(db);
   const token = new TokenStore(db).create({ name: 'graph', scopes: ['read'] }).token;
   db.close();
-
   const { child, match } = await spawnCli(
     ['start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', dataDir, '--sim-speed', 'manual', '--log-level', 'warn'],
     READY,
     {
       timeoutMs: 60_000,
       env: { ...process.env, HEARTH_MODULE_LOG: log, NODE_OPTIONS: `--import=${pathToFileURL(recorder).href}` },
-      // Module by module: bin/hearth.mjs runs the same modules bundled into one file (checked below).
-      unbundled: true,
+      unbundled: o.unbundled,
     },
   );
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  const url = match[1] as string;
-  const loaded = () => readFileSync(log, 'utf8').split('\n');
+  return {
+    url: match[1] as string,
+    token,
+    loaded: () => readFileSync(log, 'utf8').split('\n'),
+    stop: () => {
+      child.kill('SIGTERM');
+      return exit;
+    },
+  };
+}
+
+/** An MCP `initialize` request, with a bearer token when given. */
+const mcpInitialize = (url: string, auth?: string) =>
+  fetch(`${url}/svc/v1/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'graph-test', version: '1' } },
+    }),
+  });
+
+/** The GraphQL query `{ mode { mode } }`, answered as JSON. */
+const graphqlMode = async (url: string, token: string) =>
+  (
+    await fetch(`${url}/svc/v1/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: '{ mode { mode } }' }),
+    })
+  ).json();
+
+t.test('hearth start loads neither the MCP SDK nor other unused libraries until they are used', async (t) => {
+  // Module by module: bin/hearth.mjs runs the same modules bundled into one file (checked below).
+  const { url, token, loaded, stop } = await startRecorded(t, { unbundled: true });
   const atReady = loaded();
 
   // The recorder sees both kinds of module: the supervisor (ESM) and better-sqlite3 (CommonJS).
@@ -109,24 +152,7 @@ t.test('hearth start loads neither the MCP SDK nor other unused libraries until 
     t.same(hits.slice(0, 3), [], `${what} is not loaded at start`);
   }
 
-  const mcp = (auth?: string) =>
-    fetch(`${url}/svc/v1/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-        ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'graph-test', version: '1' } },
-      }),
-    });
-
-  const refused = await mcp();
+  const refused = await mcpInitialize(url);
   t.equal(refused.status, 401, 'an MCP request without a token is refused');
   await refused.text();
   t.notOk(
@@ -134,7 +160,7 @@ t.test('hearth start loads neither the MCP SDK nor other unused libraries until 
     'a refused request does not load the SDK',
   );
 
-  const first = await mcp(token);
+  const first = await mcpInitialize(url, token);
   const text = await first.text();
   t.equal(first.status, 200, `the first MCP request is served (${text.slice(0, 200)})`);
   t.match(text, /hearth-hub/, 'by the hub MCP server');
@@ -147,12 +173,7 @@ t.test('hearth start loads neither the MCP SDK nor other unused libraries until 
     'and the tool definitions with it',
   );
 
-  const graphql = await fetch(`${url}/svc/v1/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query: '{ mode { mode } }' }),
-  });
-  t.same(await graphql.json(), { data: { mode: { mode: 'normal' } } }, 'the first GraphQL request is served');
+  t.same(await graphqlMode(url, token), { data: { mode: { mode: 'normal' } } }, 'the first GraphQL request is served');
   t.ok(
     loaded().some((m) => DEFERRED['GraphQL (graphql-js, mercurius)']?.test(m)),
     'GraphQL is loaded once it is used',
@@ -172,9 +193,7 @@ t.test('hearth start loads neither the MCP SDK nor other unused libraries until 
     'the advice engine is loaded once advice is asked for',
   );
 
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  t.equal(await exit, 0, 'the device shuts down cleanly');
+  t.equal(await stop(), 0, 'the device shuts down cleanly');
 });
 
 t.test('the bundled start (bin/hearth.mjs on a fresh build) leaves the same libraries out and runs from one file', async (t) => {
@@ -182,27 +201,8 @@ t.test('the bundled start (bin/hearth.mjs on a fresh build) leaves the same libr
     t.pass('no fresh build: bin/hearth.mjs runs the sources (npm run build makes the bundle)');
     return;
   }
-  const dir = mkdtempSync(join(tmpdir(), 'hearth-graph-bundle-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const log = join(dir, 'modules.txt');
-  const recorder = join(dir, 'recorder.mjs');
-  writeFileSync(recorder, RECORDER);
-  writeFileSync(log, '');
-  const dataDir = join(dir, 'data');
-  const db = openDatabase(dataDir);
-  new MigrationRegistry().add(tokensMigration).migrate(db);
-  const token = new TokenStore(db).create({ name: 'graph', scopes: ['read'] }).token;
-  db.close();
-  const { child, match } = await spawnCli(
-    ['start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', dataDir, '--sim-speed', 'manual', '--log-level', 'warn'],
-    READY,
-    { timeoutMs: 60_000, env: { ...process.env, HEARTH_MODULE_LOG: log, NODE_OPTIONS: `--import=${pathToFileURL(recorder).href}` } },
-  );
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  const atReady = readFileSync(log, 'utf8').split('\n');
+  const { url, token, loaded, stop } = await startRecorded(t);
+  const atReady = loaded();
   t.ok(
     atReady.some((m) => m.endsWith('/dist/bundle/hearth.mjs')),
     'the start ran the bundle',
@@ -221,36 +221,15 @@ t.test('the bundled start (bin/hearth.mjs on a fresh build) leaves the same libr
     t.same(atReady.filter((m) => pattern.test(m)).slice(0, 3), [], `${what} is not loaded at start`);
   }
   // Loaded when used, from the bundle too (its import() of a package kept out is a require()).
-  const url = match[1] as string;
-  const mcp = await fetch(`${url}/svc/v1/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-      authorization: `Bearer ${token}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'graph-test', version: '1' } },
-    }),
-  });
+  const mcp = await mcpInitialize(url, token);
   const text = await mcp.text();
   t.equal(mcp.status, 200, `the first MCP request is served by the bundle (${text.slice(0, 200)})`);
   t.match(text, /hearth-hub/);
-  const graphql = await fetch(`${url}/svc/v1/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query: '{ mode { mode } }' }),
-  });
-  t.same(await graphql.json(), { data: { mode: { mode: 'normal' } } }, 'and the first GraphQL request');
-  const after = readFileSync(log, 'utf8').split('\n');
+  t.same(await graphqlMode(url, token), { data: { mode: { mode: 'normal' } } }, 'and the first GraphQL request');
+  const after = loaded();
   t.ok(
     after.some((m) => DEFERRED['the MCP SDK']?.test(m)) && after.some((m) => DEFERRED['GraphQL (graphql-js, mercurius)']?.test(m)),
     'each loading its library from node_modules then',
   );
-  child.kill('SIGTERM');
-  t.equal(await exit, 0, 'the device shuts down cleanly');
+  t.equal(await stop(), 0, 'the device shuts down cleanly');
 });

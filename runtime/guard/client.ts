@@ -48,7 +48,6 @@ export async function startHeatGuard(
   o: { log: (msg: string) => void; timeoutMs?: number; renewMs?: number; warm?: WarmGuard },
 ): Promise<HeatGuard> {
   const warm = o.warm?.take();
-  o.warm?.dispose();
   let child: ChildProcess;
   if (warm?.stdin) {
     child = warm;

@@ -21,7 +21,7 @@ export function guardArgv(...args: string[]): string[] {
 }
 
 export interface WarmGuard {
-  /** The waiting process, once (undefined when it already exited or was taken); `dispose` then leaves it be. */
+  /** The waiting process, once (undefined when it exited, was taken, or cannot be written to, then ended); `dispose` then leaves it be. */
   take(): ChildProcess | undefined;
   /** End the process unless it was taken. */
   dispose(): void;
@@ -43,7 +43,9 @@ export function prewarmHeatGuard(): WarmGuard {
     take() {
       const c = child;
       child = undefined;
-      return c && alive(c) && c.stdin?.writable ? c : undefined;
+      if (c && alive(c) && c.stdin?.writable) return c;
+      if (c && alive(c)) c.kill('SIGTERM'); // alive but unusable: never left waiting
+      return undefined;
     },
     dispose() {
       const c = child;

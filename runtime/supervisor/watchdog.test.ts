@@ -49,43 +49,43 @@ t.test('the watchdog worker turns the heaters off while the main loop is blocked
   t.equal(sup.requestHeat({ heater: 'fryer', power: 1, op: 'cw.op.deep_fry', medium: 'oil', owner: 'x' }).granted, false);
 });
 
-t.test('a healthy loop never trips the watchdog', async (t) => {
+/** A watchdog over one shared output slot holding 700 (a duty on); `fired` lists the stalls it reported. */
+function sharedOutputWatchdog(stallMs: number) {
   const fired: number[] = [];
-  const duty = new SharedArrayBuffer(4);
-  new Int32Array(duty)[0] = 700;
+  const duty = new Int32Array(new SharedArrayBuffer(4));
+  duty[0] = 700;
   const wd = createWatchdog({
-    targets: [{ kind: 'shared', heater: 'h', buffer: duty, index: 0 }],
-    stallMs: 500,
+    targets: [{ kind: 'shared', heater: 'h', buffer: duty.buffer as SharedArrayBuffer, index: 0 }],
+    stallMs,
     onFired: (i) => fired.push(i.stallMs),
   });
+  return { wd, fired, duty };
+}
+
+t.test('a healthy loop never trips the watchdog', async (t) => {
+  const { wd, fired, duty } = sharedOutputWatchdog(500);
   await wd.start();
   await realSleep(400);
   t.same(fired, []);
-  t.equal(new Int32Array(duty)[0], 700, 'output untouched');
+  t.equal(duty[0], 700, 'output untouched');
   await wd.stop();
 });
 
 t.test('a watchdog prepared ahead does not watch until start, then catches a stall', async (t) => {
-  const fired: number[] = [];
-  const duty = new SharedArrayBuffer(4);
-  new Int32Array(duty)[0] = 700;
-  const wd = createWatchdog({
-    targets: [{ kind: 'shared', heater: 'h', buffer: duty, index: 0 }],
-    stallMs: 200,
-    onFired: (i) => fired.push(i.stallMs),
-  });
+  const { wd, fired, duty } = sharedOutputWatchdog(200);
   t.teardown(() => wd.stop());
   wd.prepare();
-  // No heartbeat runs yet: a watching worker would see a 400 ms "stall" and cut the output.
-  blockFor(400);
+  // No heartbeat runs yet: a watching worker would see a "stall" five times its threshold and cut the output
+  // (a second of block leaves a slow-to-start worker time enough to see it).
+  blockFor(1000);
   await realSleep(100);
-  t.equal(new Int32Array(duty)[0], 700, 'the prepared worker left the output alone');
+  t.equal(duty[0], 700, 'the prepared worker left the output alone');
   t.same(fired, [], 'and recorded nothing');
   await wd.start();
   await realSleep(100); // let the heartbeat run
-  blockFor(400, () => new Int32Array(duty)[0] === 0);
-  t.equal(new Int32Array(duty)[0], 0, 'once started, a stall is cut by the worker');
-  await realSleep(100);
+  blockFor(400, () => duty[0] === 0);
+  t.equal(duty[0], 0, 'once started, a stall is cut by the worker');
+  for (let waited = 0; fired.length === 0 && waited < 5000; waited += 25) await realSleep(25);
   t.equal(fired.length, 1, 'and reported when the loop runs again');
 });
 
