@@ -1,3 +1,4 @@
+// @own-process: a test here listens for the process's warnings, and Node prints a deprecation warning once per process.
 import type { InjectOptions } from 'fastify';
 import t from 'tap';
 import { createHttpApp } from './app.js';

@@ -2,6 +2,8 @@
  * Every Hearth node loaded in Node-RED (node-red-node-test-helper), talking to a real Hearth app on port 0: a
  * message in, the answer out. Flows ask; the supervisor decides: a refused recipe comes back refused, and the
  * API a flow can reach has no way to raise a limit.
+ *
+ * @own-process: Node-RED's test helper is one per process, and its afterEach hook sits on tap's root test.
  */
 import { createRequire } from 'node:module';
 import t from 'tap';

@@ -3,6 +3,8 @@
  * the first request, an `emergencyStop` mutation, cuts heat on the simulated rig and answers without mercurius
  * being loaded at all; its answer is the one mercurius gives for the same document once loaded. Documents that
  * are not a plain emergency stop go to mercurius as before.
+ *
+ * @own-process: it checks what this process has loaded, so nothing else may run in it first.
  */
 import { createRequire } from 'node:module';
 import t from 'tap';

@@ -2,6 +2,8 @@
  * The embedded broker's front door against hostile connections over real sockets: an oversized packet before
  * CONNECT, too many bytes before CONNECT, too many connections from one address, and a client-id takeover by
  * another token.
+ *
+ * @own-process: a test here bounds how much the process's resident memory grows.
  */
 import { once } from 'node:events';
 import { connect as netConnect, type Socket } from 'node:net';

@@ -2,17 +2,20 @@
  * The index's advice over a real socket: stateless (the catalog and what the request carries; nothing kept),
  * answers validate against the AdviceResponse schema, and personal data is refused.
  */
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { validate } from '../../schemas/index.js';
+import { scratchFiles } from '../../test-support/cli.js';
 import { buildIndex } from '../index/build.js';
 import { createIndexServer } from '../index/server.js';
 import { FIXED_NOW, testKey } from '../index/test-helpers.js';
 
-const root = t.testdir({ recipes: {}, out: {} });
+// A directory of its own, not tap's root fixture: this file may share its process with others (scripts/test-run.mjs).
+const root = scratchFiles(t, 'hearth-advice-').dir;
+for (const sub of ['recipes', 'out']) mkdirSync(join(root, sub));
 for (const n of ['koshari', 'shakshuka'])
   copyFileSync(fileURLToPath(new URL(`../../examples/recipes/${n}.svc.json`, import.meta.url)), join(root, 'recipes', `${n}.svc.json`));
 buildIndex({ recipesDir: join(root, 'recipes'), outDir: join(root, 'out'), key: testKey(), now: FIXED_NOW });

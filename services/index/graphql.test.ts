@@ -4,15 +4,18 @@
  * node; bad arguments are the REST search's `bad-request`, a too deep or too costly operation is refused with
  * `query-too-complex` in `extensions` (with the problem `type` of this server), and nothing runs for it.
  */
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
+import { scratchFiles } from '../../test-support/cli.js';
 import { buildIndex } from './build.js';
 import { createIndexServer } from './server.js';
 import { FIXED_NOW, smallCatalog, testKey } from './test-helpers.js';
 
-const root = t.testdir({ recipes: {}, out: {} });
+// A directory of its own, not tap's root fixture: this file may share its process with others (scripts/test-run.mjs).
+const root = scratchFiles(t, 'hearth-index-gql-').dir;
+for (const sub of ['recipes', 'out']) mkdirSync(join(root, sub));
 const recipes = join(root, 'recipes');
 const out = join(root, 'out');
 smallCatalog(recipes, 60, 'graphql');

@@ -1,15 +1,18 @@
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
 import { parseJson } from '../../core/canonical.js';
 import { signDocument } from '../../core/signature.js';
+import { scratchFiles } from '../../test-support/cli.js';
 import { buildIndex } from './build.js';
 import { createIndexServer, type IndexServerOptions } from './server.js';
 import { FIXED_NOW, smallCatalog, testKey } from './test-helpers.js';
 
-const root = t.testdir({ recipes: {}, out: {} });
+// A directory of its own, not tap's root fixture: this file may share its process with others (scripts/test-run.mjs).
+const root = scratchFiles(t, 'hearth-index-srv-').dir;
+for (const sub of ['recipes', 'out']) mkdirSync(join(root, sub));
 const recipes = join(root, 'recipes');
 const out = join(root, 'out');
 smallCatalog(recipes, 60, 'serve');

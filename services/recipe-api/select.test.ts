@@ -1,5 +1,7 @@
 /** The precomputed structures behind list requests give the answers the plain definitions give. */
+
 import t from 'tap';
+import { scratchFiles } from '../../test-support/cli.js';
 import { writeCatalog } from '../catalog/generate.js';
 import { tokens } from '../index/text.js';
 import { loadCatalog } from './catalog.js';
@@ -10,7 +12,8 @@ import { METRICS, singular } from './select.js';
 
 type J = Record<string, unknown>;
 
-const dir = t.testdir();
+// A directory of its own, not tap's root fixture: this file may share its process with others (scripts/test-run.mjs).
+const dir = scratchFiles(t, 'hearth-recipe-api-select-').dir;
 writeCatalog(dir, 400, 'select', 'catalog');
 const cat = loadCatalog(dir);
 
