@@ -68,6 +68,19 @@ t.test('hardware configs are checked field by field and for consistency', async 
   t.throws(() => parseRigConfig(null), /kind must be/);
 });
 
+t.test('a stall tolerance is a simulated rig setting only, within bounds', async (t) => {
+  t.same(parseRigConfig({ kind: 'simulated', stallToleranceMs: 60_000 }), { kind: 'simulated', stallToleranceMs: 60_000 });
+  t.throws(() => parseRigConfig({ kind: 'simulated', stallToleranceMs: 50 }), /\/stallToleranceMs must be >= 100/);
+  t.throws(() => parseRigConfig({ kind: 'simulated', stallToleranceMs: 600_001 }), /\/stallToleranceMs must be <= 600000/);
+  const hardware = {
+    kind: 'hardware',
+    sensors: [{ id: 'oil', driver: 'mcp9600', svcSensor: 'cw.sense.oil_temp', medium: 'oil', bus: '/dev/i2c-1', address: 0x60 }],
+    heaters: [],
+    stallToleranceMs: 60_000,
+  };
+  t.throws(() => parseRigConfig(hardware), /additional properties \(stallToleranceMs\)/, 'a real heater never gets a longer stall');
+});
+
 t.test('the rig file shown in docs/hardware.md is the example file, and valid', async (t) => {
   const { readFileSync } = await import('node:fs');
   const { parse } = await import('yaml');

@@ -85,6 +85,12 @@ export interface SimulatedRigConfig {
   /** The simulated relay boards are active-low: their wire is HIGH when off (exercises the polarity paths). */
   activeLowOutputs?: boolean;
   faults?: FaultSpec[];
+  /**
+   * How long (real ms) hearth may stall, or go unscheduled, with a simulated heater on before the loop watchdog
+   * and the heat guard cut it: both thresholds at once (default: the watchdog's 700 ms, the guard's 600 ms lease).
+   * For a test on a loaded machine that is not about those two (docs/safety.md); a hardware rig has no such key.
+   */
+  stallToleranceMs?: number;
 }
 
 export type RigConfig = SimulatedRigConfig | HardwareRigConfig;
@@ -128,6 +134,7 @@ export const rigConfigSchema = {
         redundantOilSensor: { type: 'boolean' },
         hob: { enum: ['ssr', 'serial'] },
         activeLowOutputs: { type: 'boolean' },
+        stallToleranceMs: { type: 'integer', minimum: 100, maximum: 600_000 },
         faults: {
           type: 'array',
           items: {

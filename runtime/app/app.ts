@@ -138,6 +138,8 @@ export class App {
           entry.event === 'heat_refused' || entry.event === 'lease_expired'
             ? log.debug(entry, 'supervisor')
             : log.info(entry, 'supervisor'),
+        // A simulated rig's stall tolerance is the loop watchdog's threshold too (drivers/rig-config.ts).
+        ...(rigConfig.kind === 'simulated' && rigConfig.stallToleranceMs ? { watchdogStallMs: rigConfig.stallToleranceMs } : {}),
         ...opts.supervisor,
       });
       supervisor = s;

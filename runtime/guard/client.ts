@@ -256,7 +256,8 @@ export function guardSpecFor(rig: RigConfig, dataDir: string): GuardSpec | undef
   };
   if (rig.kind === 'simulated') {
     const lines = simWiredHeaters(rig).map((h) => ({ heater: h.id, line: h.line, activeLow: h.activeLow }));
-    return { socket, root: simWireRoot(dir), simulated: true, lines, ...timing };
+    // A simulated rig may set its own stall tolerance (a test on a loaded machine); a hardware rig never can.
+    return { socket, root: simWireRoot(dir), simulated: true, lines, ...timing, leaseMs: rig.stallToleranceMs ?? timing.leaseMs };
   }
   const lines = rig.heaters.flatMap((h) =>
     h.driver === 'gpio_relay' ? [{ heater: h.id, line: h.gpio.line, activeLow: h.gpio.activeLow ?? false }] : [],
