@@ -5,7 +5,7 @@
  * quote into an order but not approve it (403 `not-human-approver`), a person can, and a mandate with a lower
  * cap refuses the order (403 `policy-deny`, `over_cap`). Events go out on the hub's bus.
  */
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -24,6 +24,7 @@ const ROBOTS = 'did:web:robots.example';
 /** The reference's three market documents and a rental feed of the robot maker. */
 function marketDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-market-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   cpSync(REFERENCE, dir, { recursive: true });
   const feed = {
     $kind: 'OfferFeed',

@@ -3,7 +3,7 @@
  * listening on 127.0.0.1 port 0, plus a small HTTP client that sends an Idempotency-Key with every POST.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -42,9 +42,20 @@ export const ALL_SCOPES: readonly string[] = SCOPES;
  */
 export const FRY_RECIPE = 'test-crispy-onions';
 
-/** A folder holding the example recipes plus FRY_RECIPE (with its own hash). */
+const recipeDirs: string[] = [];
+
+/**
+ * A folder holding the example recipes plus FRY_RECIPE (with its own hash). It is removed when the test process
+ * exits: a hub started on it may read it until its last test.
+ */
 export function testRecipesDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-hub-recipes-'));
+  if (recipeDirs.length === 0) {
+    process.once('exit', () => {
+      for (const d of recipeDirs) rmSync(d, { recursive: true, force: true });
+    });
+  }
+  recipeDirs.push(dir);
   const examples = join(packageRoot(), 'examples/recipes');
   for (const name of ['koshari.svc.json', 'shakshuka.svc.json']) writeFileSync(join(dir, name), readFileSync(join(examples, name)));
   const koshari = JSON.parse(readFileSync(join(examples, 'koshari.svc.json'), 'utf8')) as Record<string, unknown> & {
