@@ -13,7 +13,7 @@ import t from 'tap';
 import { readWire } from '../../drivers/buses/pin-file.js';
 import { startHeatGuard } from './client.js';
 import type { GuardSpec } from './spec.js';
-import { prewarmHeatGuard } from './warm.js';
+import { guardArgv, prewarmHeatGuard } from './warm.js';
 
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -198,7 +198,8 @@ t.test('hearth side: a guard that dies leaves hearth to drive the lines off itse
 });
 
 t.test('a spec the guard cannot use: exit 2 with the reason', async (t) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', main, '--spec', '{"socket":1}'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Spawned as hearth spawns it, from another working directory (tsx must not be looked up from there).
+  const child = spawn(process.execPath, guardArgv('--spec', '{"socket":1}'), { stdio: ['ignore', 'pipe', 'pipe'], cwd: tmpdir() });
   let err = '';
   child.stderr?.on('data', (d: Buffer) => {
     err += d.toString();

@@ -13,11 +13,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-/** [args] for spawning the guard's entry: the compiled file, or the source through tsx. */
+/**
+ * [args] for spawning the guard's entry: the compiled file, or the source through tsx. tsx is named by its
+ * resolved location: a bare `--import tsx` would be looked up from the working directory, and `hearth start` run
+ * from the sources in another directory then failed to start its guard.
+ */
 export function guardArgv(...args: string[]): string[] {
   const ts = import.meta.url.endsWith('.ts');
   const file = fileURLToPath(new URL(ts ? './main.ts' : './main.js', import.meta.url));
-  return [...(ts ? ['--import', 'tsx'] : []), file, ...args];
+  return [...(ts ? ['--import', import.meta.resolve('tsx')] : []), file, ...args];
 }
 
 export interface WarmGuard {
