@@ -15,8 +15,9 @@
 //   @slow          it starts hubs, browsers, brokers or databases (the slow end-to-end suites; --fast skips them);
 //   @own-process   it measures or changes something the whole process shares (warnings, memory), so it must be
 //                  alone, with a word on why.
-// A grouped file must not set hooks, a plan or a fixture directory on tap's root test: in a group, the root is
-// every member's. `scripts/test-run.test.ts` checks that, and `lintGroupable` below says what it looks for.
+// A grouped file must not set hooks, a plan or a fixture directory on tap's root test, nor wait on it at the top
+// level: in a group, the root is every member's. This script refuses to run a group that would, and
+// `scripts/test-run.test.ts` checks the tree; `lintGroupable` below says what it looks for.
 //
 // `npx tap path/to/file.test.ts` still runs one file alone. A failure inside a group names the test, and its
 // `at:` line names the member file.
