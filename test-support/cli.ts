@@ -30,6 +30,18 @@ export function scratchFiles(
   return { dir, file };
 }
 
+/**
+ * A simulated rig file in `dir` that gives the loop watchdog and the heat guard a minute of stall tolerance
+ * (drivers/rig-config.ts `stallToleranceMs`), for tests that start `hearth start` as a process and cook: both run on
+ * real time (700 and 600 ms by default), and on a test machine with every core busy a hub merely not scheduled
+ * that long while heating latches a safety stop the test is not about. Returns the path, for `--rig`.
+ */
+export function tolerantRigFile(dir: string): string {
+  const rig = join(dir, 'tolerant-rig.json');
+  writeFileSync(rig, JSON.stringify({ kind: 'simulated', stallToleranceMs: 60_000 }));
+  return rig;
+}
+
 const compiled = join(repoRoot, 'dist/runtime/cli/run.js');
 /** The CLI as bin/hearth.mjs runs it from a build: bundled by scripts/build-bundle.mjs. */
 const bundled = join(repoRoot, 'dist/bundle/hearth.mjs');

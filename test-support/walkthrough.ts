@@ -4,9 +4,13 @@
  * bash with `-e` (a failing step fails the test) in a fresh directory that looks like the repository root
  * (package.json, bin/, examples/ linked), so `hearth start` keeps its data in that directory's own `./var`.
  *
- * Two substitutions keep the test off fixed ports, and are the only changes made to the text: the README's
- * port 8080 becomes a free port, which `hearth start` is given with `--http-port`, and it also gets
- * `--mqtt-port 0` (the walkthrough does not use MQTT).
+ * Two substitutions keep the test off fixed ports and off the machine's load, and are the only changes made to the
+ * text: the README's port 8080 becomes a free port, which `hearth start` is given with `--http-port`, and it also
+ * gets `--mqtt-port 0` (the walkthrough does not use MQTT) and `--rig` with the simulated rig given a minute of
+ * stall tolerance (`tolerantRigFile` in cli.ts). The loop watchdog
+ * and the heat guard run on real time (700 and 600 ms by default); on a test machine with every core busy, a hub
+ * merely not scheduled that long while heating latched a safety stop, and the cook the walkthrough expects served
+ * ended stopped. Their own tests are the guard and watchdog scenarios.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
@@ -14,7 +18,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import { repoRoot } from './cli.js';
+import { repoRoot, tolerantRigFile } from './cli.js';
 
 /** The first ```sh block after `heading` in a Markdown document. */
 export function walkthroughBlock(doc: string, heading: string): string {
@@ -71,12 +75,12 @@ export async function runBlock(t: Test, block: string): Promise<Run> {
   t.match(block, /node bin\/hearth\.mjs start /, 'the walkthrough starts Hearth itself');
   t.match(block, /8080/, 'the walkthrough names the default port');
   const port = await freePort();
-  const script = block
-    .replaceAll('8080', String(port))
-    .replace(/hearth\.mjs start /, `hearth.mjs start --http-port ${port} --mqtt-port 0 `);
-
   const dir = mkdtempSync(join(tmpdir(), 'hearth-readme-'));
   for (const name of ['package.json', 'bin', 'examples', 'node_modules']) symlinkSync(join(repoRoot, name), join(dir, name));
+  const rig = tolerantRigFile(dir);
+  const script = block
+    .replaceAll('8080', String(port))
+    .replace(/hearth\.mjs start /, `hearth.mjs start --http-port ${port} --mqtt-port 0 --rig ${rig} `);
 
   const child = spawn('bash', ['-e', '-c', script], { cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Webhook } from 'standardwebhooks';
 import t from 'tap';
-import { runCli, spawnCli } from '../../test-support/cli.js';
+import { runCli, spawnCli, tolerantRigFile } from '../../test-support/cli.js';
 import { mqttSubscriber, type SeenEvent, sseSubscriber, waitFor, webhookReceiver } from '../../test-support/subscribers.js';
 import { FRY_RECIPE, testRecipesDir } from './test-helpers.js';
 
@@ -51,7 +51,22 @@ t.test('watch it happen: MQTT, SSE and a webhook see every task, session and saf
 
   // The hub, on free ports; the embedded broker's URL is logged at start ("mqtt bus ready").
   const { child, match } = await spawnCli(
-    ['start', '--http-port', '0', '--data-dir', dataDir, '--recipes', recipes, '--sim-speed', 'manual', '--log-level', 'info'],
+    // A minute of stall tolerance: a loaded machine must not latch a safety stop mid-cook (tolerantRigFile).
+    [
+      'start',
+      '--http-port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--rig',
+      tolerantRigFile(dataDir),
+      '--recipes',
+      recipes,
+      '--sim-speed',
+      'manual',
+      '--log-level',
+      'info',
+    ],
     /"(mqtt:\/\/127\.0\.0\.1:\d+)"[\s\S]*hearth ready (http:\/\/\S+)|hearth ready (http:\/\/\S+)[\s\S]*"(mqtt:\/\/127\.0\.0\.1:\d+)"/,
     { timeoutMs: 60_000 },
   );

@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { repoRoot, runCli, spawnCli } from '../../test-support/cli.js';
+import { repoRoot, runCli, spawnCli, tolerantRigFile } from '../../test-support/cli.js';
 
 function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return Promise.resolve();
@@ -40,6 +40,8 @@ t.test('docs/sync.md walkthrough', async (t) => {
       'start',
       '--data-dir',
       p('hub'),
+      '--rig', // a minute of stall tolerance: a loaded machine must not latch a safety stop mid-cook
+      tolerantRigFile(p('.')),
       '--http-port',
       '0',
       '--recipes',
