@@ -30,7 +30,13 @@ const tracked = () =>
   execFileSync('git', ['ls-files', '*.test.ts'], { cwd: repoRoot, encoding: 'utf8' })
     .split('\n')
     .filter((l) => l !== '' && !l.startsWith('flows/examples/'));
-const plainEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^_?TAP/.test(k)));
+/** Runs a group file as a plain process, not as a child of the tap running this file. */
+const runGroup = (path: string, cwd: string) =>
+  spawnSync(process.execPath, [path], {
+    cwd,
+    encoding: 'utf8',
+    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^_?TAP/.test(k))),
+  });
 const source = (f: string) => readFileSync(join(repoRoot, f), 'utf8');
 
 t.test('npm test runs every test file; test:fast all but the ones tagged @slow', async (t) => {
@@ -109,15 +115,13 @@ t.test('a written group runs every test of every member, one after the other', a
     t.ok(existsSync(fileURLToPath(new URL(spec[1] as string, `file://${path}`))), `${spec[1]} names a member`);
   }
   t.notOk(existsSync(join(dir, r.GROUP_DIR, '01-old.test.mjs')), 'groups of an earlier run are gone');
-  // Run as a plain process, not as a child of the tap running this file.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^_?TAP/.test(k)));
-  const run = spawnSync(process.execPath, [path], { cwd: dir, encoding: 'utf8', env });
+  const run = runGroup(path, dir);
   t.equal(run.status, 0, run.stderr);
   t.match(run.stdout, /ok 2 - a1[\s\S]*ok 3 - a2[\s\S]*ok 4 - b1/, 'all three tests, in order');
   t.match(run.stdout, /^1\.\.4$/m);
   // A failing member fails the group.
   writeFileSync(join(dir, 'sub/b.test.mjs'), "import t from 'tap';\nt.test('b1', async (t) => t.fail('b1 broke'));\n");
-  const bad = spawnSync(process.execPath, [path], { cwd: dir, encoding: 'utf8', env });
+  const bad = runGroup(path, dir);
   t.not(bad.status, 0, 'the group fails');
   t.match(bad.stdout, /not ok \d+ - b1/);
 });
@@ -130,7 +134,7 @@ t.test('a group holds tap open while a member loads: no member is lost to an idl
     'b.test.mjs': "import t from 'tap';\nawait new Promise((r) => setTimeout(r, 300));\nt.test('b', async (t) => t.pass('b ran'));\n",
   });
   const [group] = r.writeGroups([['a.test.mjs', 'b.test.mjs']], dir) as [string];
-  const run = spawnSync(process.execPath, [join(dir, group)], { cwd: dir, encoding: 'utf8', env: plainEnv() });
+  const run = runGroup(join(dir, group), dir);
   t.equal(run.status, 0, run.stderr);
   t.match(run.stdout, /ok 1 - this group's 2 test files load[\s\S]*ok 2 - a[\s\S]*ok 3 - b/);
   t.notMatch(run.stderr, /test group:/);
@@ -142,7 +146,7 @@ t.test('a member that cannot load fails its group, by name', async (t) => {
     'b.test.mjs': "throw new Error('b is broken');\n",
   });
   const [group] = r.writeGroups([['a.test.mjs', 'b.test.mjs']], dir) as [string];
-  const run = spawnSync(process.execPath, [join(dir, group)], { cwd: dir, encoding: 'utf8', env: plainEnv() });
+  const run = runGroup(join(dir, group), dir);
   t.not(run.status, 0);
   t.match(run.stdout + run.stderr, /b is broken/);
   t.match(run.stdout, /not ok 1 - this group's 2 test files load/);

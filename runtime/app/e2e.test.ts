@@ -14,21 +14,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { repoRoot, runCli, spawnCli } from '../../test-support/cli.js';
+import { repoRoot, runCli, spawnCli, tolerantRigFile } from '../../test-support/cli.js';
 
 const READY = /hearth ready (http:\/\/127\.0\.0\.1:\d+)\n/;
 const koshari = JSON.parse(readFileSync(join(repoRoot, 'examples/recipes/koshari.svc.json'), 'utf8')) as { id: string; hash: string };
-
-/** Longer than any stall a loaded machine gives a process, far shorter than the test's own timeout. */
-const STALL_TOLERANCE_MS = 60_000;
 
 /** Preloaded into one hub: SIGUSR2 blocks its main loop for 1.5 s (as the soak benchmark does), then says so. */
 const BLOCK =
   "process.on('SIGUSR2', () => { const end = Date.now() + 1500; while (Date.now() < end) {} process.stderr.write('e2e: loop blocked\\n'); });";
 
 async function startDevice(dataDir: string, o: { blockOnSignal?: boolean } = {}) {
-  const rig = join(dataDir, 'rig.json');
-  writeFileSync(rig, JSON.stringify({ kind: 'simulated', stallToleranceMs: STALL_TOLERANCE_MS }));
+  const rig = tolerantRigFile(dataDir);
   const preload = `--import data:text/javascript,${encodeURIComponent(BLOCK)}`;
   const { child, match, output } = await spawnCli(
     ['start', '--http-port', '0', '--data-dir', dataDir, '--rig', rig, '--sim-speed', 'manual', '--log-level', 'warn'],

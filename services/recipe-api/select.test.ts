@@ -1,5 +1,4 @@
 /** The precomputed structures behind list requests give the answers the plain definitions give. */
-
 import t from 'tap';
 import { scratchFiles } from '../../test-support/cli.js';
 import { writeCatalog } from '../catalog/generate.js';
