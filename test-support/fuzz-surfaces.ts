@@ -7,7 +7,7 @@
 import { connect as netConnect } from 'node:net';
 import mqtt from 'mqtt';
 import WebSocket from 'ws';
-import { ROWS } from '../runtime/hub/scope-table.js';
+import { ROWS } from '../runtime/hub/testing/scope-table.js';
 import { authHeader, body, CONTENT_TYPES, FIELDS, fillPath, JUNK_PATHS, METHODS, type Pick, rawRequest, topic } from './fuzz-cases.js';
 import type { FullHub } from './hub-app.js';
 

@@ -2,7 +2,7 @@
  * The hostile-input harness: a real hub (every feature, 127.0.0.1, free ports) and a seeded stream of malformed,
  * oversized and cross-scope calls over every surface (fuzz-surfaces.ts: REST, MCP, SSE, WebSocket, MQTT, pairing,
  * webhooks, raw HTTP). It checks: no 5xx; every HTTP error a problem document (MCP may answer a JSON-RPC error
- * instead); no request hanging more than 5 s; the scope matrix of runtime/hub/scope-table.ts; no safety message on
+ * instead); no request hanging more than 5 s; the scope matrix of runtime/hub/testing/scope-table.ts; no safety message on
  * the bus that the hub did not journal (no spoof got through); heat cut by every stop (REST, MQTT, MCP, dashboard),
  * read from the simulated heaters (fuzz-stops.ts); and RSS after the run against before. `npm run fuzz` runs it in
  * full; fuzz.test.ts runs a short one inside `npm test`.
@@ -10,7 +10,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import mqtt from 'mqtt';
-import { expected, MARKET_DIR, ROWS, TOKEN_SCOPES } from '../runtime/hub/scope-table.js';
+import { expected, MARKET_DIR, ROWS, TOKEN_SCOPES } from '../runtime/hub/testing/scope-table.js';
 import { Pick, rng } from './fuzz-cases.js';
 import { HANG_MS, type OpSurface, SURFACES, type Surface, surfaceOps, type Tally } from './fuzz-surfaces.js';
 import { type FullHub, startFullHub } from './hub-app.js';

@@ -1,6 +1,7 @@
 /**
  * The house is one-way (docs/CONTRIBUTING.md, "Layers"): each top-level folder may import only the folders
- * below it, production code never imports test-support/ or hil-tests/, and no two modules import each other,
+ * below it, production code never imports test-support/, hil-tests/ or the test code beside it (testing/ folders,
+ * test-*.ts: the scope table of runtime/hub/testing/ is for the scope matrix and the fuzz harness only), and no two modules import each other,
  * directly or around a loop (type-only imports included: a type cycle is still a design cycle).
  *
  * The graph is read from the sources, relative imports only (packages are not ours to order).
@@ -25,8 +26,11 @@ const LAYERS = Object.keys(MAY_IMPORT);
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?[^'";]*?from\s+'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)/g;
 
-/** Tests, and the helpers that sit beside the code for tests only (test-helpers.ts, testing.ts, test-fixtures.ts, …). */
-const TEST_CODE = /(\.test\.ts$|(^|\/)(test-[^/]*|testing)\.ts$)/;
+/**
+ * Tests, and the helpers that sit beside the code for tests only (test-helpers.ts, testing.ts, test-fixtures.ts, …,
+ * and whatever is in a testing/ folder: runtime/hub/testing/ holds the scope matrix's table and fixtures).
+ */
+const TEST_CODE = /(\.test\.ts$|(^|\/)(test-[^/]*|testing)\.ts$|(^|\/)testing\/)/;
 
 /** Production modules (no tests) of every layer, with the repository-relative files each imports. */
 export function importGraph(root: string): Map<string, string[]> {
@@ -92,8 +96,9 @@ export function upwardImports(graph: Map<string, string[]>): string[] {
     const layer = from.split('/')[0] as string;
     for (const to of targets) {
       const target = to.split('/')[0] as string;
-      if (target === layer) continue;
-      if (target === 'test-support' || target === 'hil-tests' || target === 'bench') bad.push(`${from} → ${to} (test code)`);
+      if (TEST_CODE.test(to)) bad.push(`${from} → ${to} (test code)`);
+      else if (target === layer) continue;
+      else if (target === 'test-support' || target === 'hil-tests' || target === 'bench') bad.push(`${from} → ${to} (test code)`);
       else if (LAYERS.includes(target) && !MAY_IMPORT[layer]?.includes(target))
         bad.push(`${from} → ${to} (${layer} may not import ${target})`);
     }
@@ -115,6 +120,8 @@ t.test('the checks see what they are meant to see', async (t) => {
     ['schemas/v.ts', ['safety/types.ts']],
     ['services/s.ts', ['runtime/cli/errors.ts', 'platform/cli-error.ts']],
     ['runtime/y.ts', ['test-support/cli.ts', 'services/s.ts']],
+    ['runtime/hub/routes.ts', ['runtime/hub/testing/scope-table.ts', 'runtime/hub/test-helpers.ts', 'runtime/hub/types.ts']],
+    ['services/index/x.ts', ['services/registry/testing/fixtures.ts']],
     ['runtime/p.ts', ['runtime/q.ts']],
     ['runtime/q.ts', ['runtime/r.ts']],
     ['runtime/r.ts', ['runtime/p.ts']],
@@ -124,6 +131,9 @@ t.test('the checks see what they are meant to see', async (t) => {
     'schemas/v.ts → safety/types.ts (schemas may not import safety)',
     'services/s.ts → runtime/cli/errors.ts (services may not import runtime)',
     'runtime/y.ts → test-support/cli.ts (test code)',
+    'runtime/hub/routes.ts → runtime/hub/testing/scope-table.ts (test code)',
+    'runtime/hub/routes.ts → runtime/hub/test-helpers.ts (test code)',
+    'services/index/x.ts → services/registry/testing/fixtures.ts (test code)',
   ]);
   t.same(cycles(g), [['runtime/p.ts', 'runtime/q.ts', 'runtime/r.ts']]);
   const real = importGraph(repoRoot);

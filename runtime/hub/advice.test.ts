@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { validate } from '../../schemas/index.js';
 import { packageRoot } from '../config/paths.js';
-import { planMandate } from './scope-table.js';
 import { startHub, type TestHub } from './test-helpers.js';
+import { planMandate } from './testing/scope-table.js';
 
 const EX = join(packageRoot(), '../shared/reference/examples/advice');
 const example = (name: string) => JSON.parse(readFileSync(join(EX, `${name}.json`), 'utf8')) as Record<string, unknown>;

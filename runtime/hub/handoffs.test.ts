@@ -12,7 +12,7 @@ import addFormatsModule from 'ajv-formats';
 import t, { type Test } from 'tap';
 import { type FullHub, startFullHub } from '../../test-support/hub-app.js';
 import { sseSubscriber, waitFor } from '../../test-support/subscribers.js';
-import { sessionBody } from './scope-table.js';
+import { sessionBody } from './testing/scope-table.js';
 
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
 const formatsExport = addFormatsModule as unknown as AddFormats & { default?: AddFormats };

@@ -12,8 +12,8 @@ import t, { type Test } from 'tap';
 import { type FullHub, startFullHub } from '../../test-support/hub-app.js';
 import { mqttSubscriber, sseSubscriber, waitFor } from '../../test-support/subscribers.js';
 import { SESSION_LEASE_TTL_MS } from './leases.js';
-import { SERVE_AT } from './scope-table.js';
 import { FRY_RECIPE } from './test-helpers.js';
+import { SERVE_AT } from './testing/scope-table.js';
 
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
 const formatsExport = addFormatsModule as unknown as AddFormats & { default?: AddFormats };

@@ -8,6 +8,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import t from 'tap';
 import type { Principal } from '../../platform/http/auth.js';
 import { TOOL_SCOPES } from '../mcp/tools.js';
+import { FRY_RECIPE, startHub, type TestHub } from './test-helpers.js';
 import {
   adviceAnswer,
   agent,
@@ -29,8 +30,7 @@ import {
   SPEC_TOOL_SCOPES,
   sessionBody,
   TOKEN_SCOPES,
-} from './scope-table.js';
-import { FRY_RECIPE, startHub, type TestHub } from './test-helpers.js';
+} from './testing/scope-table.js';
 import { SCOPES } from './types.js';
 
 t.test('every hub route is in the table, and every row is a route', async (t) => {

@@ -26,8 +26,8 @@ import { App } from '../app/app.js';
 import { defaultConfig } from '../config/config.js';
 import { packageRoot } from '../config/paths.js';
 import { type Hub, hubFeature } from '../hub/feature.js';
-import { SPEC_TOOL_SCOPES } from '../hub/scope-table.js';
 import { testRecipesDir } from '../hub/test-helpers.js';
+import { SPEC_TOOL_SCOPES } from '../hub/testing/scope-table.js';
 import { EXTRA_TOOL_SCOPES, TOOL_SCOPES } from './tool-scopes.js';
 
 interface Row {

@@ -2,12 +2,12 @@
  * What the scope matrix (tests only; scope-table.ts) is made of: the shape of a row, and the fixtures its rows set
  * up before a call (a fresh session, task, lease, handoff, relief need, pledge or allocation, quote, mandate…).
  */
-import { generateKeyFile, publicRecord } from '../../core/keys.js';
-import { signDocument } from '../../core/signature.js';
-import { advise } from '../../services/advice/index.js';
-import type { QuoteRequestRecord } from './market.js';
-import { FRY_RECIPE, type TestHub } from './test-helpers.js';
-import type { Session } from './types.js';
+import { generateKeyFile, publicRecord } from '../../../core/keys.js';
+import { signDocument } from '../../../core/signature.js';
+import { advise } from '../../../services/advice/index.js';
+import type { QuoteRequestRecord } from '../market.js';
+import { FRY_RECIPE, type TestHub } from '../test-helpers.js';
+import type { Session } from '../types.js';
 
 /** What a route needs: a scope, any valid token, a person's token, or nothing. */
 export type Need = string | readonly string[] | 'token' | 'human' | 'none';

@@ -6,12 +6,12 @@
  * fixtures they set up in scope-fixtures.ts.
  */
 
+import { SCOPES } from '../types.js';
 import type { Need, Row } from './scope-fixtures.js';
 import { COORDINATION_ROWS } from './scope-rows-coordination.js';
 import { KITCHEN_ROWS } from './scope-rows-kitchen.js';
 import { PLATFORM_ROWS } from './scope-rows-platform.js';
 import { RELIEF_ROWS } from './scope-rows-relief.js';
-import { SCOPES } from './types.js';
 
 export * from './scope-fixtures.js';
 
