@@ -109,14 +109,31 @@ t.test('a rewritten history: head_mismatch against the old checkpoint, fork_dete
   const cp2 = checkpointFor(rewritten, 2);
   t.equal(verifyLedger({ events: rewritten, keys, checkpoints: [witnessed, cp2] }).reason, 'fork_detected');
   const unsignedFork = { ...cp2, signature: { ...cp2.signature, sig: 'AAAA' } };
-  t.equal(findFork([witnessed, cp2], keys), 2);
-  t.equal(findFork([witnessed, unsignedFork], keys), null, 'a forged checkpoint proves no fork');
+  t.same(findFork([witnessed, cp2]), { mission: 'm-7', seq: 2, checkpoints: [0, 1] });
+  t.same(
+    verifyLedger({ keys: [], checkpoints: [witnessed, cp2] }),
+    { ok: false, fork: true, reason: 'fork_detected' },
+    'no key records: the two heads alone prove the fork',
+  );
+  t.same(
+    verifyLedger({ keys, checkpoints: [witnessed, unsignedFork] }),
+    { ok: false, fork: true, reason: 'fork_detected', unverified: [{ checkpoint: 1, reason: 'checkpoint_bad_signature' }] },
+    'with keys: the fork, and which checkpoint fails its signature',
+  );
+  t.same(
+    verifyLedger({ keys: keys.filter((k) => k.kid !== seq.kid), checkpoints: [witnessed, cp2] }).unverified,
+    [
+      { checkpoint: 0, reason: 'checkpoint_unknown_key' },
+      { checkpoint: 1, reason: 'checkpoint_unknown_key' },
+    ],
+    'a missing key does not hide the fork',
+  );
   const other = signCheckpoint(
     { mission: 'm-8', seq: 2, head: cp2.head as string, at: '2026-10-04T18:00:00Z', sequencer: 'hub:home' },
     seq,
   );
-  t.equal(findFork([witnessed, other], keys), null, 'other missions are other histories');
-  t.equal(verifyLedger({ events, keys, checkpoints: [witnessed, unsignedFork] }).reason, 'head_mismatch');
+  t.equal(findFork([witnessed, other]), null, 'other missions are other histories');
+  t.equal(findFork([witnessed, witnessed]), null, 'the same head twice is one history');
   t.equal(
     verifyLedger({ events: chain(3).map((e, i) => (i === 1 ? { ...e, seq: 5 } : e)), keys, checkpoints: [witnessed] }).reason,
     'seq_gap_at_1',

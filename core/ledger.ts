@@ -23,6 +23,16 @@ export interface LedgerResult {
   reason: string;
   /** Hash of the last event (`genesis` for an empty chain), on success only. */
   head?: string;
+  /** Set with `fork_detected`: two checkpoints of one mission at one seq disagree on the head. */
+  fork?: true;
+  /** With `fork_detected` and keys given: the fork's checkpoints whose sequencer signature fails, and why. */
+  unverified?: UnverifiedCheckpoint[];
+}
+
+export interface UnverifiedCheckpoint {
+  /** Index in the checkpoint list. */
+  checkpoint: number;
+  reason: string;
 }
 
 type Doc = Record<string, unknown>;
@@ -94,30 +104,59 @@ export function verifyCheckpointSignatures(cp: unknown, keys: Keys): LedgerResul
   return { ok: true, reason: 'ok' };
 }
 
+/** Two checkpoints of one mission at one seq with different heads: where, and which two (indexes in the list). */
+export interface Fork {
+  mission: unknown;
+  seq: number;
+  checkpoints: [number, number];
+}
+
 /**
- * Two validly signed checkpoints of one mission at one seq with different heads: the sequencer showed two
- * histories. Returns the seq of the first fork found, or null.
+ * Two checkpoints of one mission at one seq with different heads: two histories were shown (semantics §1: anyone
+ * holding both can tell). Found from the checkpoints alone, no key needed; whether each was signed by its
+ * sequencer is a separate question (verifyLedger answers it when keys are given). The first fork found, or null.
  */
-export function findFork(checkpoints: readonly unknown[], keys: Keys): number | null {
-  const heads = new Map<string, unknown>();
-  for (const cp of checkpoints) {
-    if (!isObject(cp) || typeof cp.seq !== 'number') continue;
-    if (checkSignature(cp, keys, { kind: 'Checkpoint', drop: CHECKPOINT_HASH_DROP }).reason !== 'ok') continue;
+export function findFork(checkpoints: readonly unknown[]): Fork | null {
+  const first = new Map<string, number>();
+  for (let i = 0; i < checkpoints.length; i++) {
+    const cp = checkpoints[i];
+    if (!isObject(cp) || typeof cp.seq !== 'number' || typeof cp.head !== 'string') continue;
     const slot = `${JSON.stringify(cp.mission ?? null)}@${cp.seq}`;
-    if (heads.has(slot) && heads.get(slot) !== cp.head) return cp.seq;
-    if (!heads.has(slot)) heads.set(slot, cp.head);
+    const j = first.get(slot);
+    if (j === undefined) first.set(slot, i);
+    else if ((checkpoints[j] as Doc).head !== cp.head) return { mission: cp.mission ?? null, seq: cp.seq, checkpoints: [j, i] };
   }
   return null;
 }
 
 /**
- * Fork evidence first, from the checkpoints alone (two validly signed checkpoints of one mission at one seq with
- * different heads prove two histories, whatever events we hold), then the events, then each checkpoint against
- * them. With no events given, a checkpoint's head cannot be checked: only its signatures and witnesses are.
+ * The sequencer signature of each checkpoint of a fork, checked against the keys: the ones that fail, with why
+ * (`checkpoint_<signature reason>`, `checkpoint_unknown_key` for a key not supplied). Empty when both verify.
+ */
+export function unverifiedForkCheckpoints(checkpoints: readonly unknown[], fork: Fork, keys: Keys): UnverifiedCheckpoint[] {
+  const out: UnverifiedCheckpoint[] = [];
+  for (const i of fork.checkpoints) {
+    const r = checkSignature(checkpoints[i] as Doc, keys, { kind: 'Checkpoint', drop: CHECKPOINT_HASH_DROP });
+    if (r.reason !== 'ok') out.push({ checkpoint: i, reason: `checkpoint_${r.reason}` });
+  }
+  return out;
+}
+
+/**
+ * Fork evidence first, from the checkpoints alone: two checkpoints of one mission at one seq with different heads
+ * are `fork_detected` (with `fork: true`) whatever events or keys we hold, a missing key included. When keys are
+ * given, the two checkpoints' sequencer signatures are checked too and the ones that fail are listed in
+ * `unverified` (by index in the checkpoint list): a fork between a good and a forged checkpoint is still reported,
+ * with the forged one named. Then the events, then each checkpoint against them. With no events given, a
+ * checkpoint's head cannot be checked: only its signatures and witnesses are.
  */
 export function verifyLedger(input: { events?: readonly unknown[]; keys: Keys; checkpoints?: readonly unknown[] }): LedgerResult {
   const checkpoints = input.checkpoints ?? [];
-  if (findFork(checkpoints, input.keys) !== null) return { ok: false, reason: 'fork_detected' };
+  const fork = findFork(checkpoints);
+  if (fork !== null) {
+    const unverified = input.keys.length > 0 ? unverifiedForkCheckpoints(checkpoints, fork, input.keys) : [];
+    return { ok: false, fork: true, reason: 'fork_detected', ...(unverified.length > 0 ? { unverified } : {}) };
+  }
   if (input.events === undefined) {
     for (const cp of checkpoints) {
       const r = verifyCheckpointSignatures(cp, input.keys);

@@ -55,7 +55,8 @@ const disclosure: KindHandler = (input) => ({ ok: verifyDisclosure({ digest: inp
 /**
  * The vector format's answer, no more: `{ok, reason, head?}` for a bare chain (`head` only when it holds), and
  * `{ok, reason}` once checkpoints are involved. Events may be left out when checkpoints are given: a fork shows
- * from the checkpoints alone.
+ * from the checkpoints alone, as `{fork: true, reason: "fork_detected"}` (keys or none), with `unverified`
+ * naming the fork's checkpoints whose sequencer signature fails when keys are given.
  */
 const ledger: KindHandler = (input) => {
   const checkpoints: unknown[] = [];
@@ -68,6 +69,7 @@ const ledger: KindHandler = (input) => {
   if (input.events !== undefined && !Array.isArray(input.events)) throw new VectorInputError('input.events must be an array');
   const events = input.events as unknown[] | undefined;
   const r = verifyLedger({ ...(events === undefined ? {} : { events }), keys: keysOf(input), checkpoints });
+  if (r.fork === true) return { fork: true, reason: r.reason, ...(r.unverified === undefined ? {} : { unverified: r.unverified }) };
   if (checkpoints.length > 0 || !r.ok || r.head === undefined) return { ok: r.ok, reason: r.reason };
   return { ok: r.ok, reason: r.reason, head: r.head };
 };

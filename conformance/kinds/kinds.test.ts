@@ -38,6 +38,9 @@ const certification = signDocument(
   { signedAt: '2026-02-01T00:00:00Z' },
 );
 const forkedCp = signCheckpoint({ ...cp, head: events[2]?.hash } as never, hub);
+const stranger = generateKeyFile({ kid: 'did:web:stranger.test#k', actor: 'stranger:test', validFrom: '2026-01-01T00:00:00Z' });
+/** A fork's answer: two checkpoints of mission m-1 at seq 3 with different heads, shown by the checkpoints alone. */
+const FORK = { fork: true, reason: 'fork_detected' };
 const fryer = { capabilities: { ops: [{ op: 'cw.op.deep_fry' }, { op: 'cw.op.simmer' }], sensors: [{ sensor: 'cw.sense.oil_temp' }] } };
 
 // Expected hashes were computed by a second implementation (Python hashlib over the canonical text).
@@ -94,13 +97,41 @@ const vectors: Vector[] = [
   v('ledger-broken-link-at-2', 'ledger', { events: broken, keys }, { ok: false, reason: 'broken_link_at_2' }),
   v('ledger-witnessed', 'ledger', { events, keys, checkpoint: witnessed }, { ok: true, reason: 'ok' }),
   v('ledger-unwitnessed', 'ledger', { events, keys, checkpoint: cp }, { ok: false, reason: 'no_independent_witness' }),
-  v('ledger-fork', 'ledger', { events, keys, checkpoints: [witnessed, forkedCp] }, { ok: false, reason: 'fork_detected' }),
-  v('ledger-fork-checkpoints-only', 'ledger', { keys, checkpoints: [witnessed, forkedCp] }, { ok: false, reason: 'fork_detected' }),
+  v('ledger-fork', 'ledger', { events, keys, checkpoints: [witnessed, forkedCp] }, FORK),
+  v('ledger-fork-checkpoints-only', 'ledger', { keys, checkpoints: [witnessed, forkedCp] }, FORK),
+  v('ledger-fork-over-a-broken-chain', 'ledger', { events: broken, keys, checkpoints: [forkedCp, witnessed] }, FORK),
+  v('ledger-fork-without-keys', 'ledger', { checkpoints: [witnessed, forkedCp] }, FORK),
+  v('ledger-fork-empty-key-list', 'ledger', { keys: [], checkpoint: witnessed, checkpoints: [forkedCp] }, FORK),
   v(
-    'ledger-fork-over-a-broken-chain',
+    'ledger-fork-sequencer-key-missing',
     'ledger',
-    { events: broken, keys, checkpoints: [forkedCp, witnessed] },
-    { ok: false, reason: 'fork_detected' },
+    { keys: [publicRecord(peer)], checkpoints: [witnessed, forkedCp] },
+    {
+      ...FORK,
+      unverified: [
+        { checkpoint: 0, reason: 'checkpoint_unknown_key' },
+        { checkpoint: 1, reason: 'checkpoint_unknown_key' },
+      ],
+    },
+  ),
+  v(
+    'ledger-fork-one-checkpoint-forged',
+    'ledger',
+    { keys, checkpoints: [witnessed, { ...forkedCp, signature: { ...forkedCp.signature, sig: 'AAAA' } }] },
+    { ...FORK, unverified: [{ checkpoint: 1, reason: 'checkpoint_bad_signature' }] },
+  ),
+  v(
+    'ledger-fork-signed-by-a-stranger',
+    'ledger',
+    { keys, checkpoints: [signCheckpoint({ ...cp, head: events[1]?.hash } as never, stranger), witnessed] },
+    { ...FORK, unverified: [{ checkpoint: 0, reason: 'checkpoint_unknown_key' }] },
+  ),
+  v('ledger-same-head-twice-is-no-fork', 'ledger', { keys, checkpoints: [witnessed, witnessed] }, { ok: true, reason: 'ok' }),
+  v(
+    'ledger-other-mission-same-seq-is-no-fork',
+    'ledger',
+    { keys, checkpoints: [witnessed, { ...forkedCp, mission: 'm-2' }] },
+    { ok: false, reason: 'checkpoint_bad_signature' },
   ),
   v('ledger-checkpoints-only-no-fork', 'ledger', { keys, checkpoints: [witnessed] }, { ok: true, reason: 'ok' }),
   v('units-l-to-cup', 'units', { value: 1.2, unit: 'l', to: 'cup' }, { value: 5 }),
