@@ -10,6 +10,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Migration } from '../sqlite/migrations.js';
 import { RUNS_FIRST } from './host-guard.js';
+import { type MqttGrants, parseGrantList } from './mqtt-grants.js';
 import { ProblemError } from './problems.js';
 import './types.js';
 
@@ -20,6 +21,8 @@ export interface Principal {
   name: string;
   kind: PrincipalKind;
   scopes: string[];
+  /** Operator topic grants on the local MQTT bus, outside `svc/` (mqtt-grants.ts); absent when none. */
+  mqtt?: MqttGrants;
 }
 
 export interface TokenInfo extends Principal {
@@ -33,6 +36,15 @@ export const tokensMigration: Migration = {
     db.exec(`CREATE TABLE tokens (
       id TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL CHECK (kind IN ('human', 'agent')),
       scopes TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL, revoked_at INTEGER)`);
+  },
+};
+
+/** The columns of a token's MQTT topic grants (JSON arrays of topic filters; NULL = none). */
+export const tokenGrantsMigration: Migration = {
+  id: 'platform.tokens.2',
+  up(db) {
+    db.exec('ALTER TABLE tokens ADD COLUMN mqtt_publish TEXT');
+    db.exec('ALTER TABLE tokens ADD COLUMN mqtt_subscribe TEXT');
   },
 };
 
@@ -50,16 +62,26 @@ interface TokenRow {
   scopes: string;
   created_at: number;
   revoked_at: number | null;
+  /** Present once tokenGrantsMigration has run. */
+  mqtt_publish?: string | null;
+  mqtt_subscribe?: string | null;
+}
+
+function grantsOf(row: TokenRow): MqttGrants | undefined {
+  const publish = row.mqtt_publish ? (JSON.parse(row.mqtt_publish) as string[]) : [];
+  const subscribe = row.mqtt_subscribe ? (JSON.parse(row.mqtt_subscribe) as string[]) : [];
+  return publish.length || subscribe.length ? { publish, subscribe } : undefined;
+}
+
+function principalOf(row: TokenRow): Principal {
+  const p: Principal = { id: row.id, name: row.name, kind: row.kind, scopes: JSON.parse(row.scopes) as string[] };
+  const mqtt = grantsOf(row);
+  if (mqtt) p.mqtt = mqtt;
+  return p;
 }
 
 function toInfo(row: TokenRow): TokenInfo {
-  const info: TokenInfo = {
-    id: row.id,
-    name: row.name,
-    kind: row.kind,
-    scopes: JSON.parse(row.scopes) as string[],
-    createdAt: new Date(row.created_at).toISOString(),
-  };
+  const info: TokenInfo = { ...principalOf(row), createdAt: new Date(row.created_at).toISOString() };
   if (row.revoked_at !== null) info.revokedAt = new Date(row.revoked_at).toISOString();
   return info;
 }
@@ -74,7 +96,7 @@ export class TokenStore {
   ) {}
 
   /** Create a token. The returned `token` is the only time the secret exists outside the caller. */
-  create(opts: { name?: string; scopes: string[]; kind?: PrincipalKind }): { token: string; info: TokenInfo } {
+  create(opts: { name?: string; scopes: string[]; kind?: PrincipalKind; mqtt?: Partial<MqttGrants> }): { token: string; info: TokenInfo } {
     const scopes = [...new Set(opts.scopes.map((s) => s.trim()).filter((s) => s !== ''))];
     if (scopes.length === 0) throw new Error('a token needs at least one scope');
     for (const s of scopes) if (!SCOPE.test(s)) throw new Error(`bad scope ${JSON.stringify(s)}: use lower-case letters, digits, _ : -`);
@@ -83,18 +105,25 @@ export class TokenStore {
     const id = `tok_${randomBytes(6).toString('hex')}`;
     const name = (opts.name ?? id).trim();
     if (name === '' || name.length > 100) throw new Error('a token name is 1-100 characters');
+    const publish = parseGrantList(opts.mqtt?.publish, '--mqtt-publish');
+    const subscribe = parseGrantList(opts.mqtt?.subscribe, '--mqtt-subscribe');
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     const createdAt = this.now();
     this.db
       .prepare('INSERT INTO tokens (id, name, kind, scopes, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(id, name, kind, JSON.stringify(scopes), hashToken(token), createdAt);
-    return { token, info: { id, name, kind, scopes, createdAt: new Date(createdAt).toISOString() } };
+    const info: TokenInfo = { id, name, kind, scopes, createdAt: new Date(createdAt).toISOString() };
+    if (publish.length || subscribe.length) {
+      this.db
+        .prepare('UPDATE tokens SET mqtt_publish = ?, mqtt_subscribe = ? WHERE id = ?')
+        .run(JSON.stringify(publish), JSON.stringify(subscribe), id);
+      info.mqtt = { publish, subscribe };
+    }
+    return { token, info };
   }
 
   list(): TokenInfo[] {
-    return (
-      this.db.prepare('SELECT id, name, kind, scopes, created_at, revoked_at FROM tokens ORDER BY created_at, id').all() as TokenRow[]
-    ).map(toInfo);
+    return (this.db.prepare('SELECT * FROM tokens ORDER BY created_at, id').all() as TokenRow[]).map(toInfo);
   }
 
   /** Revoke by id or name; returns how many tokens were revoked now. */
@@ -107,10 +136,11 @@ export class TokenStore {
   /** The principal of a presented token, or null when unknown or revoked. */
   verify(token: string): Principal | null {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
-    this.byHash ??= this.db.prepare<[string], TokenRow>('SELECT id, name, kind, scopes, created_at, revoked_at FROM tokens WHERE hash = ?');
+    // SELECT *: the grant columns exist only where tokenGrantsMigration has run.
+    this.byHash ??= this.db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE hash = ?');
     const row = this.byHash.get(hashToken(token));
     if (!row || row.revoked_at !== null) return null;
-    return { id: row.id, name: row.name, kind: row.kind, scopes: JSON.parse(row.scopes) as string[] };
+    return principalOf(row);
   }
 }
 

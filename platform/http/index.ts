@@ -1,6 +1,14 @@
 /** The platform HTTP kit: see ../README.md. */
 export { createHttpApp, type HttpAppOptions } from './app.js';
-export { installBearerAuth, type Principal, type PrincipalKind, type TokenInfo, TokenStore, tokensMigration } from './auth.js';
+export {
+  installBearerAuth,
+  type Principal,
+  type PrincipalKind,
+  type TokenInfo,
+  TokenStore,
+  tokenGrantsMigration,
+  tokensMigration,
+} from './auth.js';
 export {
   bodyHash,
   IdempotencyStore,

@@ -3,7 +3,7 @@
  * executor (which stops whatever a previous process left active), the Core API, and the simulator's control
  * surface when the rig is simulated.
  */
-import { installBearerAuth, TokenStore, tokensMigration } from '../../platform/http/auth.js';
+import { installBearerAuth, TokenStore, tokenGrantsMigration, tokensMigration } from '../../platform/http/auth.js';
 import { IdempotencyStore, idempotencyMigration, installIdempotency } from '../../platform/http/idempotency.js';
 import type { Migration } from '../../platform/sqlite/migrations.js';
 import { Executor } from '../executor/executor.js';
@@ -19,6 +19,7 @@ import type { AppContext, Feature } from './context.js';
 
 export const coreMigrations: Migration[] = [
   tokensMigration,
+  tokenGrantsMigration,
   idempotencyMigration,
   executionsMigration,
   recallsMigration,

@@ -47,3 +47,30 @@ t.test('bad input is one line and exit 2', async (t) => {
   t.match(help.stdout, /--scopes <list>/);
   t.match((await runCli(['start', '--help'])).stdout, /--sim-speed <n>/);
 });
+
+t.test('hearth token create --mqtt-publish/--mqtt-subscribe: grants outside svc/, a grant on svc/ refused in one line', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-tokens-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const args = ['token', 'create', '--name', 'plug-1', '--scopes', 'notify', '--json', '--data-dir', dir];
+  const made = await runCli([...args, '--mqtt-publish', 'devices/plug-1/#', '--mqtt-subscribe', 'devices/plug-1/set,devices/+/state']);
+  t.equal(made.code, 0, made.stderr);
+  t.match(JSON.parse(made.stdout), { mqtt: { publish: ['devices/plug-1/#'], subscribe: ['devices/plug-1/set', 'devices/+/state'] } });
+  const list = JSON.parse((await runCli(['token', 'list', '--json', '--data-dir', dir])).stdout) as { mqtt?: unknown }[];
+  t.same(list[0]?.mqtt, { publish: ['devices/plug-1/#'], subscribe: ['devices/plug-1/set', 'devices/+/state'] });
+  for (const [flag, filter] of [
+    ['--mqtt-publish', 'svc/kitchen/safety/oil'],
+    ['--mqtt-publish', '#'],
+    ['--mqtt-subscribe', '+/kitchen/#'],
+    ['--mqtt-subscribe', 'homeassistant/#'],
+    ['--mqtt-subscribe', '$share/g/devices/#'],
+  ] as const) {
+    const r = await runCli(['token', 'create', '--scopes', 'notify', '--data-dir', dir, flag, `devices/x,${filter}`]);
+    t.equal(r.code, 2, `${flag} ${filter}`);
+    t.match(r.stderr, new RegExp(`^hearth: ${flag} "${filter.replace(/[$+]/g, '\\$&')}" refused: [^\\n]+\\n$`));
+  }
+  t.equal(
+    JSON.parse((await runCli(['token', 'list', '--json', '--data-dir', dir])).stdout).length,
+    1,
+    'no token was created by a refused grant',
+  );
+});

@@ -126,6 +126,7 @@ export function createEventFeatures(opts: { hubTools?: () => HubMcpDeps | undefi
         ...(o.mqttUrl !== undefined ? { mqttUrl: o.mqttUrl } : {}),
         ...(o.mqttUsername !== undefined ? { mqttUsername: o.mqttUsername } : {}),
         ...(o.mqttPassword !== undefined ? { mqttPassword: o.mqttPassword } : {}),
+        ...(o.mqttGrants !== undefined ? { grants: o.mqttGrants } : {}),
         // The hub's e-stop service, as REST, MCP and GraphQL: a stop while latched cuts again and is announced
         // again, with this stopper's reason and source.
         estop: (message, origin, reason) => {

@@ -3,6 +3,7 @@
  * everything else of `hearth start` (file or command line); `eventsConfigSchema` is the fragment of the config
  * schema they validate against, `eventsOptionsOf` reads them with their defaults.
  */
+import { type MqttGrants, parseGrantList } from '../../platform/http/mqtt-grants.js';
 import { checkBrokerUrl } from '../mqtt/url.js';
 
 export interface EventsConfig {
@@ -30,6 +31,11 @@ export interface EventsConfig {
   bridgeKey?: string;
   /** Messages kept while the fleet broker is away (default 10000). */
   bridgeQueue?: number;
+  /**
+   * Operator topic grants on the embedded broker, by token name: `{"plug-1": {"publish": ["devices/plug-1/#"],
+   * "subscribe": [...]}}`, added to what the token was created with (`hearth token create --mqtt-publish`).
+   */
+  mqttGrants?: Record<string, { publish?: string[]; subscribe?: string[] }>;
 }
 
 export const DEFAULT_KITCHEN_ID = 'kitchen';
@@ -50,6 +56,18 @@ export const eventsConfigSchema = {
   bridgeCert: { type: 'string', minLength: 1 },
   bridgeKey: { type: 'string', minLength: 1 },
   bridgeQueue: { type: 'integer', minimum: 1, maximum: 1000000 },
+  mqttGrants: {
+    type: 'object',
+    maxProperties: 1000,
+    additionalProperties: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        publish: { type: 'array', maxItems: 32, items: { type: 'string', minLength: 1, maxLength: 200 } },
+        subscribe: { type: 'array', maxItems: 32, items: { type: 'string', minLength: 1, maxLength: 200 } },
+      },
+    },
+  },
 } as const;
 
 export interface EventsOptions {
@@ -69,6 +87,8 @@ export interface EventsOptions {
     key?: string;
     queue?: number;
   };
+  /** Config-file topic grants by token name (checked: none reaches svc/…). */
+  mqttGrants?: Record<string, MqttGrants>;
 }
 
 /** Read the event options out of a config object (extra keys ignored), with defaults. Throws on a bad value. */
@@ -90,6 +110,16 @@ export function eventsOptionsOf(config: object, env: NodeJS.ProcessEnv = process
   if (c.mqttUsername !== undefined) o.mqttUsername = c.mqttUsername;
   const password = c.mqttPassword ?? env.HEARTH_MQTT_PASSWORD;
   if (password !== undefined && password !== '') o.mqttPassword = password;
+  if (c.mqttGrants !== undefined) {
+    const grants: Record<string, MqttGrants> = {};
+    for (const [name, g] of Object.entries(c.mqttGrants)) {
+      grants[name] = {
+        publish: parseGrantList(g.publish, `mqttGrants.${name}.publish`),
+        subscribe: parseGrantList(g.subscribe, `mqttGrants.${name}.subscribe`),
+      };
+    }
+    o.mqttGrants = grants;
+  }
   if (c.bridgeUrl !== undefined) {
     const badBridge = checkBrokerUrl(c.bridgeUrl);
     if (badBridge) throw new Error(`bridgeUrl ${badBridge}`);

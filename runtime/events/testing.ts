@@ -3,7 +3,7 @@
  * store, the bus and the event hub, wired the way the hub process wires them.
  */
 import Database from 'better-sqlite3';
-import { TokenStore, tokensMigration } from '../../platform/http/auth.js';
+import { TokenStore, tokenGrantsMigration, tokensMigration } from '../../platform/http/auth.js';
 import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
 import { webhookMigrations } from '../webhooks/store.js';
 import { EventBus } from './bus.js';
@@ -24,7 +24,7 @@ export function openStore(file = ':memory:'): Database.Database {
   if (file !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL'); // as the hub's store (runtime/store/db.ts)
   db.pragma('foreign_keys = ON');
-  new MigrationRegistry().add(tokensMigration, journalMigration, ...webhookMigrations).migrate(db);
+  new MigrationRegistry().add(tokensMigration, tokenGrantsMigration, journalMigration, ...webhookMigrations).migrate(db);
   return db;
 }
 

@@ -9,6 +9,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
+import type { MqttGrants } from '../../platform/http/mqtt-grants.js';
 import { LogLimiter, limitedLog } from '../events/log-limit.js';
 import { ClientIdOwners, DEFAULT_FRONT_DOOR, FrontDoor, type FrontDoorLimits } from './front-door.js';
 import { boundedPersistence, DEFAULT_SESSION_LIMITS, type SessionLimits } from './session-limits.js';
@@ -39,7 +40,12 @@ export interface EmbeddedBrokerOptions {
   frontDoor?: Partial<FrontDoorLimits>;
   /** What a kept session may hold while its client is away (session-limits.ts); defaults in DEFAULT_SESSION_LIMITS. */
   sessions?: Partial<SessionLimits>;
+  /** Operator topic grants from the config file, by token name, added to the token's own (mqtt-grants.ts). */
+  grants?: Readonly<Record<string, MqttGrants>>;
 }
+
+/** Refusals already logged (client id + topic): each is logged once, not per message. */
+const MAX_REFUSALS_REMEMBERED = 4096;
 
 interface Session {
   principal: AclPrincipal & { kind: string };
@@ -61,6 +67,7 @@ export class EmbeddedBroker implements BusTransport {
   private wss: WebSocketServer | undefined;
   private readonly sessions = new WeakMap<Client, Session>();
   private readonly lastSpoof = new Map<string, number>();
+  private readonly refusals = new Set<string>();
   private readonly frontDoor: FrontDoor;
   private readonly owners: ClientIdOwners;
   private readonly log: (msg: string, detail?: Record<string, unknown>) => void;
@@ -154,8 +161,9 @@ export class EmbeddedBroker implements BusTransport {
         return done(authError('this client id belongs to another token', 2), false);
       }
       this.owners.claim(client, who.id, token);
+      const mqtt = this.grantsOf(who.name, who.mqtt);
       this.sessions.set(client, {
-        principal: { id: who.id, name: who.name, kind: who.kind, scopes: [...who.scopes], clientId: client.id },
+        principal: { id: who.id, name: who.name, kind: who.kind, scopes: [...who.scopes], clientId: client.id, ...(mqtt ? { mqtt } : {}) },
         token,
       });
       done(null, true);
@@ -186,7 +194,7 @@ export class EmbeddedBroker implements BusTransport {
       }
       const verdict = checkPublish(this.o.kitchenId, packet.topic, s.principal);
       if (!verdict.ok) {
-        this.log('mqtt publish refused', { clientId: client.id, principal: s.principal.name, topic: packet.topic.slice(0, 200) });
+        this.refused('mqtt publish refused', client.id, s.principal.name, packet.topic);
         if (verdict.spoof) this.reportSpoof(client.id, s.principal.name, packet.topic);
         return done(new Error(verdict.reason));
       }
@@ -204,7 +212,9 @@ export class EmbeddedBroker implements BusTransport {
     };
     aedes.authorizeSubscribe = (client, sub, done) => {
       const s = this.sessions.get(client);
-      done(null, s && checkSubscribe(this.o.kitchenId, sub.topic, s.principal) ? sub : null);
+      const ok = !!s && checkSubscribe(this.o.kitchenId, sub.topic, s.principal);
+      if (s && !ok) this.refused('mqtt subscription refused', client.id, s.principal.name, sub.topic);
+      done(null, ok ? sub : null);
     };
     aedes.authorizeForward = (client, packet) => {
       const s = this.sessions.get(client);
@@ -325,6 +335,25 @@ export class EmbeddedBroker implements BusTransport {
       this.http ? new Promise<void>((r) => this.http?.close(() => r())) : undefined,
       aedes ? new Promise<void>((r) => aedes.close(() => r())) : undefined,
     ]);
+  }
+
+  /** A token's own grants plus the config file's for its name. */
+  private grantsOf(name: string, own: MqttGrants | undefined): MqttGrants | undefined {
+    const extra = this.o.grants?.[name];
+    if (!extra) return own;
+    return {
+      publish: [...new Set([...(own?.publish ?? []), ...extra.publish])],
+      subscribe: [...new Set([...(own?.subscribe ?? []), ...extra.subscribe])],
+    };
+  }
+
+  /** Log a refused publish or subscription once per client and topic (a device retrying every second logs once). */
+  private refused(msg: string, clientId: string, principal: string, topic: string): void {
+    const key = `${msg}\n${clientId}\n${topic.slice(0, 200)}`;
+    if (this.refusals.has(key)) return;
+    this.refusals.add(key);
+    if (this.refusals.size > MAX_REFUSALS_REMEMBERED) this.refusals.delete(this.refusals.values().next().value as string);
+    this.log(msg, { clientId, principal, topic: topic.slice(0, 200) });
   }
 
   private reportSpoof(clientId: string, principal: string, topic: string): void {

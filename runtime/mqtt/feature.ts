@@ -3,6 +3,7 @@
  * bridge that puts every hub event on it. A refused safety publish becomes a `safety` bus event of kind
  * `spoof_refused` naming the client; an e-stop request over MQTT goes to `estop` (the supervisor's cutAll).
  */
+import type { MqttGrants } from '../../platform/http/mqtt-grants.js';
 import type { RevocationWatch } from '../../platform/http/revocation.js';
 import type { EventBus } from '../events/bus.js';
 import type { EventHub } from '../events/hub.js';
@@ -45,6 +46,8 @@ export interface MqttFeatureOptions {
   log?: (level: 'info' | 'warn' | 'error', msg: string, detail?: Record<string, unknown>) => void;
   /** What a kept session may hold while its client is away (embedded broker; session-limits.ts). */
   sessions?: Partial<SessionLimits>;
+  /** Config-file topic grants by token name (embedded broker; platform/http/mqtt-grants.ts). */
+  grants?: Readonly<Record<string, MqttGrants>>;
 }
 
 export class MqttFeature {
@@ -74,6 +77,7 @@ export class MqttFeature {
         port: o.mqttPort,
         ...(o.mqttWsPort !== undefined ? { wsPort: o.mqttWsPort } : {}),
         ...(o.sessions ? { sessions: o.sessions } : {}),
+        ...(o.grants ? { grants: o.grants } : {}),
         now,
         log: (msg, detail) => o.log?.('warn', msg, detail),
         onSpoof: (r) =>

@@ -3,6 +3,7 @@
  * flag of each category, and the access rules of the embedded broker. Pure functions; the broker and the
  * external-broker client both use them, so the same topics leave Hearth either way.
  */
+import { grantsPublish, grantsReceive, grantsSubscribe, type MqttGrants } from '../../platform/http/mqtt-grants.js';
 import { ALARM_KINDS } from '../events/cloudevent.js';
 import { canReadAll, scopeCategories } from '../events/filter.js';
 import type { StoredEvent } from '../events/journal.js';
@@ -111,6 +112,8 @@ export interface AclPrincipal {
   scopes: readonly string[];
   /** The MQTT client id of the connection (its reply topics are its own). */
   clientId?: string;
+  /** Operator topic grants outside `svc/` (platform/http/mqtt-grants.ts). */
+  mqtt?: MqttGrants;
 }
 
 export type PublishVerdict = { ok: true; command?: string } | { ok: false; reason: string; spoof: boolean };
@@ -124,6 +127,8 @@ export function checkPublish(kitchenId: string, topic: string, who: AclPrincipal
     const cmd = CLIENT_COMMANDS.find((c) => c.category === parts[2] && c.subject === parts[3]);
     if (cmd && (cmd.scopes === 'any' || cmd.scopes.some((s) => who.scopes.includes(s)))) return { ok: true, command: cmd.subject };
   }
+  // An operator grant (never svc/…, homeassistant/… or $…: mqtt-grants.ts refuses those).
+  if (grantsPublish(who.mqtt, topic)) return { ok: true };
   return { ok: false, reason: 'not authorized to publish on this topic', spoof: false };
 }
 
@@ -133,6 +138,7 @@ export function checkPublish(kitchenId: string, topic: string, who: AclPrincipal
  */
 export function checkSubscribe(kitchenId: string, filter: string, who: AclPrincipal): boolean {
   if (filter.startsWith('$')) return false;
+  if (grantsSubscribe(who.mqtt, filter)) return true;
   if (isOwnReplyTopic(kitchenId, filter, who.clientId)) return true;
   const parts = filter.split('/');
   // Another client's reply topics: refused (a wildcard over them subscribes, but delivers none: canReceive).
@@ -157,7 +163,8 @@ export function checkSubscribe(kitchenId: string, filter: string, who: AclPrinci
 export function canReceive(kitchenId: string, topic: string, who: AclPrincipal): boolean {
   const parts = topic.split('/');
   if (parts[0] === HA_DISCOVERY_PREFIX) return canReadAll(who.scopes);
-  if (parts[0] !== 'svc' || parts[1] !== kitchenId) return false;
+  if (parts[0] !== 'svc') return grantsReceive(who.mqtt, topic);
+  if (parts[1] !== kitchenId) return false;
   // Replies go to the client that asked, never to a reader of the whole kitchen.
   if (parts[2] === REPLY_CATEGORY) return isOwnReplyTopic(kitchenId, topic, who.clientId);
   // Requests are for the hub: only the e-stop (which others may want to see) reaches readers.

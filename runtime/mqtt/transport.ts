@@ -3,6 +3,7 @@
  * reached as a client (external.ts). Both publish the same topics with the same QoS, retain flag and MQTT 5
  * content type, and both report client commands (the e-stop request) to the hub.
  */
+import type { MqttGrants } from '../../platform/http/mqtt-grants.js';
 import type { QoS } from './topics.js';
 
 export interface OutgoingMessage {
@@ -60,5 +61,5 @@ export interface BusTransport {
 
 /** The minimal token check the broker needs: a paired bearer token → principal, or null. */
 export interface TokenVerifier {
-  verify(token: string): { id: string; name: string; scopes: string[]; kind: string } | null;
+  verify(token: string): { id: string; name: string; scopes: string[]; kind: string; mqtt?: MqttGrants } | null;
 }

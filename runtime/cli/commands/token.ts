@@ -10,9 +10,11 @@ export const registerToken: RegisterCommand = (program) => {
     .requiredOption('--scopes <list>', 'comma-separated scopes, e.g. read,cook')
     .option('--name <name>', 'a name to recognise it by')
     .option('--kind <kind>', 'human or agent (default human)')
+    .option('--mqtt-publish <filters>', 'comma-separated MQTT topic filters outside svc/ it may publish on, e.g. devices/plug-1/#')
+    .option('--mqtt-subscribe <filters>', 'comma-separated MQTT topic filters outside svc/ it may subscribe to')
     .option('--data-dir <dir>', 'the store (default ./var)')
     .option('--json', 'print JSON')
-    .action(async (o: { scopes: string; name?: string; kind?: string; dataDir?: string; json?: boolean }) => {
+    .action(async (o: import('../../auth/tokens-cli.js').CreateTokenOptions) => {
       const { createToken } = await import('../../auth/tokens-cli.js');
       createToken(o);
     });
