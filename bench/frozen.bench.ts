@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { runScenario } from '../hil-tests/runner.js';
-import { parseScenario, scenarioDir } from '../hil-tests/scenario.js';
+import { runScenario } from '../runtime/hil/runner.js';
+import { parseScenario, scenarioDir } from '../runtime/hil/scenario.js';
 
 const TARGET_C = 175;
 const base = parse(readFileSync(join(scenarioDir, 'frozen-oil-below-target.yaml'), 'utf8')) as {

@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { repoDir } from '../runtime/hil/scenario.js';
 import { checkHazardTable, hazardRows } from './hazard-table.js';
-import { repoDir } from './scenario.js';
 
 const doc = readFileSync(join(repoDir, 'docs/safety-case.md'), 'utf8');
 

@@ -5,9 +5,9 @@
  * `controls:` list names it, or a process-level scenario whose `control` is it), and a bound.
  */
 import { basename } from 'node:path';
+import { loadScenario, scenarioFiles } from '../runtime/hil/scenario.js';
 import { SAFETY_CONTROLS } from '../safety/controls.js';
 import { processScenarios } from './mutation-run.js';
-import { loadScenario, scenarioFiles } from './scenario.js';
 
 export interface HazardRow {
   line: number;

@@ -5,8 +5,8 @@
  */
 import { basename } from 'node:path';
 import t from 'tap';
-import { runScenario } from './runner.js';
-import { loadScenario, scenarioFiles } from './scenario.js';
+import { runScenario } from '../runtime/hil/runner.js';
+import { loadScenario, scenarioFiles } from '../runtime/hil/scenario.js';
 
 const files = scenarioFiles();
 

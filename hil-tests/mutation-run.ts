@@ -5,13 +5,14 @@
  * with every control on (it must pass) and once with that control switched off through the test-only seam (it
  * must fail). Used by `npm run hil:mutants` (hil-tests/mutants.ts) and by `npm test` (hil-tests/mutants.test.ts).
  */
+
+import { runScenario } from '../runtime/hil/runner.js';
+import { loadScenario, type Scenario, scenarioFiles } from '../runtime/hil/scenario.js';
 import { SAFETY_CONTROLS, type SafetyControl } from '../safety/controls.js';
 import { guardScenarios } from '../test-support/guard-scenarios.js';
 import { withDisabled } from '../test-support/mutants.js';
 import { hubScenarios } from '../test-support/mutants-hub-scenarios.js';
 import { type OutputScenario, outputScenarios } from '../test-support/output-scenarios.js';
-import { runScenario } from './runner.js';
-import { loadScenario, type Scenario, scenarioFiles } from './scenario.js';
 
 export type Verdict = 'killed' | 'SURVIVED' | 'FAILS WITH EVERY CONTROL ON' | 'NOT COVERED' | 'NO SUCH CONTROL';
 

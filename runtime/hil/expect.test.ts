@@ -16,6 +16,7 @@ function obs(extra: Partial<Observations> = {}): Observations {
     unfired: [],
     trueMaxC: {},
     stalls: [],
+    trace: [],
     ...extra,
   };
 }

@@ -7,13 +7,15 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { FAULT_KINDS, type FaultKind } from '../drivers/sim/faults.js';
+import { FAULT_KINDS, type FaultKind } from '../../drivers/sim/faults.js';
+import { packageRoot } from '../../platform/paths.js';
 
-export const hilDir = fileURLToPath(new URL('.', import.meta.url));
-export const repoDir = resolve(hilDir, '..');
+/** The package root (the repository, or the installed package): scenario paths are relative to it. */
+export const repoDir = packageRoot();
+/** The scenario data (scenarios/, limits/), shipped in the package. */
+export const hilDir = join(repoDir, 'hil-tests');
 export const scenarioDir = join(hilDir, 'scenarios');
 
 /** `250ms`, `30s`, `2m`, `1h` or a number of ms. */

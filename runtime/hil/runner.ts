@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadRigConfig } from '../drivers/rig.js';
-import type { HeatRequest } from '../runtime/supervisor/types.js';
-import { publishRecall } from '../runtime/sync/test-helpers.js';
-import { validateRecipeSemantics } from '../safety/validate-recipe.js';
-import { evaluate, type Figures } from './expect.js';
+import { loadRigConfig } from '../../drivers/rig.js';
+import { validateRecipeSemantics } from '../../safety/validate-recipe.js';
+import type { HeatRequest } from '../supervisor/types.js';
+import { publishRecall } from '../sync/test-helpers.js';
+import { type Bound, evaluate, type Figures } from './expect.js';
 import { type Observations, observe } from './observe.js';
 import { hilDir, ms, type Scenario, type TimelineEntry } from './scenario.js';
 import { buildStack, type Stack, scenarioRecipe, startExecution } from './stack.js';
@@ -30,6 +30,10 @@ export interface ScenarioResult {
   skipped?: string;
   failures: string[];
   figures: Figures;
+  /** The bounds checked and what was measured against each (absent when the scenario did not run). */
+  bounds?: Bound[];
+  /** Wall-clock ms the run took (set by the CLI around runScenario). */
+  ms?: number;
   obs?: Observations;
 }
 
@@ -126,8 +130,11 @@ async function drive(s: Scenario, stack: Stack, o: RunOptions): Promise<Scenario
     }
     obs.powers.push({ t: now(), heaters: powers() });
     if (sim) {
-      for (const [id, c] of Object.entries(sim.snapshot().tempsC))
-        if (!(c <= (obs.trueMaxC[id] ?? Number.NEGATIVE_INFINITY))) obs.trueMaxC[id] = c;
+      const snap = sim.snapshot();
+      for (const [id, c] of Object.entries(snap.tempsC)) if (!(c <= (obs.trueMaxC[id] ?? Number.NEGATIVE_INFINITY))) obs.trueMaxC[id] = c;
+      const wire = { ...snap.heaters };
+      for (const f of snap.faults) if (f.kind === 'relay_welded' && f.target in wire && f.atMs === undefined) wire[f.target] = 1;
+      obs.trace.push({ t: now(), trueC: snap.tempsC, wire });
     }
     if (pending.length === 0 && obs.finalAt !== undefined && now() >= obs.finalAt + settle) break;
     await advance(STEP_MS);
@@ -144,8 +151,8 @@ async function drive(s: Scenario, stack: Stack, o: RunOptions): Promise<Scenario
   const doc = scenarioRecipe(s);
   if (doc) obs.validation = validateRecipeSemantics(doc);
   unobserve();
-  const { failures, figures } = evaluate(s.expect, obs);
-  return { name: s.name, ok: failures.length === 0, failures, figures, obs };
+  const { failures, figures, bounds } = evaluate(s.expect, obs);
+  return { name: s.name, ok: failures.length === 0, failures, figures, bounds, obs };
 }
 
 async function fire(

@@ -13,6 +13,17 @@
 import { firstTrip, type Observations } from './observe.js';
 import { type Duration, type Expectation, ms } from './scenario.js';
 
+/** A bound the scenario checked, with what was measured against it (the JUnit failure and the reports show these). */
+export interface Bound {
+  /** The expectation: `heatOff`, `tripWithin`, `stopWithin`, `watchdog`, `crossing`, `maxTempC/oil`, `state`, … */
+  check: string;
+  /** The bound as the scenario states it (`≤ 250 ms after fault`, `≤ 185 °C`, `"stopped"`). */
+  bound: string;
+  /** What the run measured (`250 ms`, `181.2 °C`, `"stopped"`); absent when nothing was measured. */
+  measured?: string;
+  ok: boolean;
+}
+
 export interface Figures {
   heatOffMs?: number;
   stopMs?: number;
@@ -73,14 +84,22 @@ function powersAt(obs: Observations, t: number): Record<string, number> {
   return last;
 }
 
-export function evaluate(e: Expectation, obs: Observations): { failures: string[]; figures: Figures } {
+export function evaluate(e: Expectation, obs: Observations): { failures: string[]; figures: Figures; bounds: Bound[] } {
   const fails: string[] = [];
   const figures: Figures = {};
+  const bounds: Bound[] = [];
+  const addBound = (check: string, b: string, measured: string | undefined, before: number) =>
+    bounds.push({ check, bound: b, ...(measured !== undefined ? { measured } : {}), ok: fails.length === before });
+  const outputs = (check: string, actual: unknown, expected: unknown) => {
+    const before = fails.length;
+    fails.push(...mismatches(actual, expected, check));
+    addBound(check, show(expected), show(actual), before);
+  };
   const status = obs.status ?? {};
-  if (e.state !== undefined) fails.push(...mismatches(status.state, e.state, 'state'));
-  if (e.outcome !== undefined) fails.push(...mismatches(obs.log?.outcome, e.outcome, 'outcome'));
-  if (e.refusal !== undefined) fails.push(...mismatches(status.refusal, e.refusal, 'refusal'));
-  if (e.trip !== undefined) fails.push(...mismatches(firstTrip(obs), e.trip, 'trip'));
+  if (e.state !== undefined) outputs('state', status.state, e.state);
+  if (e.outcome !== undefined) outputs('outcome', obs.log?.outcome, e.outcome);
+  if (e.refusal !== undefined) outputs('refusal', status.refusal, e.refusal);
+  if (e.trip !== undefined) outputs('trip', firstTrip(obs), e.trip);
   if (e.status) fails.push(...mismatches(status, e.status, 'status'));
   if (e.log) fails.push(...mismatches(obs.log, e.log, 'log'));
   if (e.safety) fails.push(...mismatches(obs.safety, e.safety, 'safety'));
@@ -89,15 +108,20 @@ export function evaluate(e: Expectation, obs: Observations): { failures: string[
   if (e.http) fails.push(...mismatches(obs.http, e.http, 'http'));
   for (const [sensor, max] of Object.entries(e.maxTempC ?? {})) {
     const seen = obs.maxTempC[sensor];
+    const before = fails.length;
     if (seen === undefined) fails.push(`maxTempC/${sensor}: no reading seen`);
     else if (seen > max) fails.push(`maxTempC/${sensor}: read ${seen} °C, above ${max} °C`);
+    addBound(`maxTempC/${sensor}`, `≤ ${max} °C read`, seen === undefined ? undefined : `${seen} °C`, before);
   }
   for (const [id, max] of Object.entries(e.trueMaxTempC ?? {})) {
     const seen = obs.trueMaxC[id];
+    const before = fails.length;
     if (seen === undefined) fails.push(`trueMaxTempC/${id}: no true temperature (the rig is not simulated)`);
     else if (seen > max) fails.push(`trueMaxTempC/${id}: the contents reached ${seen} °C, above ${max} °C`);
+    addBound(`trueMaxTempC/${id}`, `≤ ${max} °C true`, seen === undefined ? undefined : `${seen} °C`, before);
   }
   if (e.heatOff) {
+    const before = fails.length;
     const from = moment(obs, e.heatOff.from, 'heatOff', fails);
     if (from !== undefined) {
       const after = obs.powers.filter((p) => p.t >= from);
@@ -114,8 +138,16 @@ export function evaluate(e: Expectation, obs: Observations): { failures: string[
         if (backOn) fails.push(`heatOff: a heater was on again at +${backOn.t - from} ms (${show(backOn.heaters)})`);
       }
     }
+    const off = figures.heatOffMs;
+    addBound(
+      'heatOff',
+      `heat off ≤ ${e.heatOff.withinMs} ms after "${e.heatOff.from ?? 'fault'}"`,
+      off === undefined ? undefined : `${off} ms`,
+      before,
+    );
   }
   if (e.tripWithin) {
+    const before = fails.length;
     const from = moment(obs, e.tripWithin.from, 'tripWithin', fails);
     const trip = obs.bus.find((b) => b.name === 'safety' && (b.payload.kind === 'trip' || b.payload.kind === 'estop'));
     if (from !== undefined) {
@@ -126,8 +158,16 @@ export function evaluate(e: Expectation, obs: Observations): { failures: string[
         if (figures.tripMs > bound) fails.push(`tripWithin: tripped ${figures.tripMs} ms after the fault, bound ${bound} ms`);
       }
     }
+    const t = figures.tripMs;
+    addBound(
+      'tripWithin',
+      `trip ≤ ${ms(e.tripWithin.within as Duration)} ms after "${e.tripWithin.from ?? 'fault'}"`,
+      t === undefined ? undefined : `${t} ms`,
+      before,
+    );
   }
   if (e.stopWithin) {
+    const before = fails.length;
     const from = moment(obs, e.stopWithin.from, 'stopWithin', fails);
     if (from !== undefined) {
       if (obs.finalAt === undefined) fails.push('stopWithin: the execution never reached a final state');
@@ -137,8 +177,16 @@ export function evaluate(e: Expectation, obs: Observations): { failures: string[
         if (figures.stopMs > bound) fails.push(`stopWithin: final ${figures.stopMs} ms after the fault, bound ${bound} ms`);
       }
     }
+    const f = figures.stopMs;
+    addBound(
+      'stopWithin',
+      `final ≤ ${ms(e.stopWithin.within as Duration)} ms after "${e.stopWithin.from ?? 'fault'}"`,
+      f === undefined ? undefined : `${f} ms`,
+      before,
+    );
   }
   for (const w of e.noHeatBetween ?? []) {
+    const before = fails.length;
     const from = moment(obs, w.from, 'noHeatBetween', fails);
     const to = w.to === undefined ? Number.POSITIVE_INFINITY : moment(obs, w.to, 'noHeatBetween', fails);
     if (from === undefined || to === undefined) continue;
@@ -147,8 +195,10 @@ export function evaluate(e: Expectation, obs: Observations): { failures: string[
       Object.values(p.heaters).some((v) => v > 0),
     );
     if (on) fails.push(`noHeatBetween ${w.from}..${w.to ?? 'end'}: heat on at +${on.t - from} ms (${show(on.heaters)})`);
+    addBound(`noHeatBetween ${w.from}..${w.to ?? 'end'}`, 'no heater on', on ? `on at +${on.t - from} ms` : 'none on', before);
   }
   if (e.watchdog) {
+    const before = fails.length;
     figures.watchdogOffMs = obs.watchdogOffMs;
     const stall = obs.stalls[0];
     if (!stall) fails.push('watchdog: no stall happened');
@@ -160,8 +210,16 @@ export function evaluate(e: Expectation, obs: Observations): { failures: string[
       fails.push(
         `watchdog: outputs physically off ${Math.round(stall.offAfterMs)} ms after the stall began, bound ${e.watchdog.offWithinMs} ms`,
       );
+    const w = stall?.offAfterMs;
+    addBound(
+      'watchdog',
+      `outputs off ≤ ${e.watchdog.offWithinMs} ms (real) after a stall`,
+      w === undefined ? undefined : `${Math.round(w)} ms`,
+      before,
+    );
   }
   if (e.crossing) {
+    const before = fails.length;
     const c = e.crossing;
     const first = obs.readings.find((r) => r.sensor === c.sensor && r.tempC > c.aboveC);
     if (!first) fails.push(`crossing: ${c.sensor} never read above ${c.aboveC} °C`);
@@ -174,9 +232,16 @@ export function evaluate(e: Expectation, obs: Observations): { failures: string[
           fails.push(`crossing: heat off ${figures.crossingOffMs} ms after the sample above ${c.aboveC} °C, bound ${c.heatOffWithinMs} ms`);
       }
     }
+    const x = figures.crossingOffMs;
+    addBound(
+      'crossing',
+      `heat off ≤ ${c.heatOffWithinMs} ms after ${c.sensor} reads above ${c.aboveC} °C`,
+      x === undefined ? undefined : `${x} ms`,
+      before,
+    );
   }
   if (e.validation) fails.push(...mismatches(obs.validation, e.validation, 'validation'));
   if (e.limitsInForce) fails.push(...mismatches(obs.limits, e.limitsInForce, 'limitsInForce'));
   if (obs.unfired.length > 0) fails.push(`timeline: never reached ${obs.unfired.join(', ')}`);
-  return { failures: fails, figures };
+  return { failures: fails, figures, bounds };
 }

@@ -8,16 +8,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pino from 'pino';
-import { parseJson } from '../core/canonical.js';
-import { ManualClock } from '../drivers/clock.js';
-import { loadRigConfig } from '../drivers/rig.js';
-import { App } from '../runtime/app/app.js';
-import { resolveConfig } from '../runtime/config/config.js';
-import { catalogOf, recipeEntry } from '../runtime/config/recipes.js';
-import { dashboardFeature } from '../runtime/dashboard/feature.js';
-import { type Hub, hubFeature } from '../runtime/hub/feature.js';
-import { syncFeature } from '../runtime/sync/feature.js';
-import { type IndexFixture, indexFixture } from '../runtime/sync/test-helpers.js';
+import { parseJson } from '../../core/canonical.js';
+import { ManualClock } from '../../drivers/clock.js';
+import { loadRigConfig } from '../../drivers/rig.js';
+import { App } from '../app/app.js';
+import { resolveConfig } from '../config/config.js';
+import { catalogOf, recipeEntry } from '../config/recipes.js';
+import { dashboardFeature } from '../dashboard/feature.js';
+import { type Hub, hubFeature } from '../hub/feature.js';
+import { syncFeature } from '../sync/feature.js';
+import { type IndexFixture, indexFixture } from '../sync/test-helpers.js';
 import { repoDir, type Scenario, ScenarioError } from './scenario.js';
 
 export interface Reply {

@@ -3,7 +3,7 @@
  * of each sensor, the moments the timeline labelled, heater outputs as sampled after every runner step, the
  * grants of run-time heat requests and the answers to HTTP actions.
  */
-import type { EventBus } from '../runtime/events/bus.js';
+import type { EventBus } from '../events/bus.js';
 
 export interface BusRecord {
   name: string;
@@ -24,6 +24,12 @@ export interface Observations {
   finalAt?: number;
   grants: Record<string, unknown>[];
   http: Record<string, unknown>[];
+  /**
+   * The simulated rig's physics after every runner step (simulated rig only): each sensor's true temperature
+   * (its vessel's) and the power each heater's element is fed on its wire (the duty the thermal model reads; a
+   * welded relay's contacts stay closed, so full). What Hearth commanded is on the bus (`heater` events).
+   */
+  trace: { t: number; trueC: Record<string, number>; wire: Record<string, number> }[];
   /** Highest true temperature per vessel and sensor id (simulated rig only), sampled after every runner step. */
   trueMaxC: Record<string, number>;
   /** Stalls: which outputs were physically on when the stall began, and real ms until every one was off. */
@@ -53,6 +59,7 @@ export function observe(bus: EventBus, now: () => number, heaterPower: () => Rec
     http: [],
     unfired: [],
     trueMaxC: {},
+    trace: [],
     stalls: [],
   };
   const offs = [

@@ -1,11 +1,14 @@
-/** `npm run hil` as a user runs it: one line per scenario, the totals, exit 1 on a failure, 2 on bad input. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+/**
+ * `hearth hil` (and `npm run hil`, its alias) as a user runs it: one line per scenario, the totals, exit 1 on a
+ * failure, 2 on bad input; on a hardware rig without a terminal, what needs a person is skipped with the reason.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { repoRoot, runScript } from '../test-support/cli.js';
+import { repoRoot, runCli } from '../../test-support/cli.js';
 
-const hil = (args: string[]) => runScript('hil-tests/run.ts', args);
+const hil = (args: string[]) => runCli(['hil', ...args]);
 
 t.test('a passing scenario by name: one line, totals, exit 0', async (t) => {
   const r = await hil(['recipe-widens-envelope']);
@@ -37,7 +40,7 @@ t.test('a scenario whose expectation does not hold: FAIL with the reason, exit 1
 t.test('bad input: exit 2 with one line', async (t) => {
   const r = await hil(['no-such-scenario']);
   t.equal(r.code, 2);
-  t.match(r.stderr, /^hil: no scenario "no-such-scenario": neither a scenario name \(.*koshari-fry-served.*\) nor a file\n$/);
+  t.match(r.stderr, /^hearth: no scenario "no-such-scenario": neither a scenario name \(.*koshari-fry-served.*\) nor a file\n$/);
   const dir = mkdtempSync(join(tmpdir(), 'hearth-hil-run-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'bad.yaml'), 'name: bad\nhardware: safe\nexpect: {}\n');
@@ -50,6 +53,31 @@ t.test('on a hardware rig file, simulated-only scenarios are skipped without ope
   const r = await hil(['--rig', 'drivers/examples/rig.hardware.yaml', 'welded-relay', 'limit-clamped-at-run-time']);
   t.equal(r.code, 0, r.stderr);
   t.equal(r.stdout, 'skip welded-relay (simulated only)\nskip limit-clamped-at-run-time (simulated only)\n0 passed, 0 failed, 2 skipped\n');
+});
+
+t.test('on a hardware rig without a terminal, a scenario that needs a person is skipped with the reason', async (t) => {
+  const r = await hil(['--rig', 'drivers/examples/rig.hardware.yaml', 'koshari-fry-served', 'presence-lost-mid-fry']);
+  t.equal(r.code, 0, r.stderr);
+  const why = 'needs a person at the rig, and this run is not interactive: no terminal, or CI';
+  t.equal(r.stdout, `skip koshari-fry-served (${why})\nskip presence-lost-mid-fry (${why})\n0 passed, 0 failed, 2 skipped\n`);
+});
+
+t.test('a rig file that fails validation, an unwritable output: one line, exit 2, nothing written', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-hil-run-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'rig.yaml'), 'kind: hardware\nsensors: 3\n');
+  const rig = await hil(['--rig', join(dir, 'rig.yaml'), 'recipe-widens-envelope']);
+  t.equal(rig.code, 2);
+  t.match(rig.stderr, /^hearth: .*rig\.yaml: .*\n$/);
+  t.equal(rig.stdout, '');
+  const missing = await hil(['--junit', join(dir, 'no/such/out.xml'), 'recipe-widens-envelope']);
+  t.equal(missing.code, 2);
+  t.equal(missing.stderr, `hearth: cannot write JUnit file ${join(dir, 'no/such/out.xml')}: its parent folder does not exist\n`);
+  writeFileSync(join(dir, 'a-file'), 'x');
+  const notDir = await hil(['--report', join(dir, 'a-file'), 'recipe-widens-envelope']);
+  t.equal(notDir.code, 2);
+  t.match(notDir.stderr, /^hearth: cannot write report folder .*a-file: it exists and is not a folder\n$/);
+  t.same(readdirSync(dir).sort(), ['a-file', 'rig.yaml'], 'nothing half-written beside them');
 });
 
 t.test("README's frozen-sensor command prints what the README shows", async (t) => {
