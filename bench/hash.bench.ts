@@ -1,16 +1,20 @@
 /**
  * Canonical document hashes (RFC 8785 + SHA-256) of the koshari recipe per second, and the strict parser on
- * the same document. The project's writer and the `canonicalize` package (wrapped by the same strict checks)
+ * the same document. The ratio to `sha256(JSON.stringify(doc))` of the same document (target ≤ 1.5×), and status
+ * reads over keep-alive HTTP against a bare Fastify floor answering the same body (bench/status-floor.ts; target
+ * ≤ 1.5× the floor's server CPU per read); `--no-status` skips the latter. The project's writer and the `canonicalize` package (wrapped by the same strict checks)
  * are measured side by side in this one run, interleaved, so a busy machine slows both alike. Uses examples/recipes/koshari.svc.json when the project has it, else the reference copy
  * beside the repository.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import jcs from 'canonicalize';
 import { canonicalize, parseJson } from '../core/canonical.js';
 import { DEFAULT_HASH_DROP, documentHash, sha256Hex, withoutMembers } from '../core/hash.js';
 import { canonicalizeWithLibrary } from '../test-support/canonical-library.js';
 import { report, throughput } from './stats.js';
+import { statusReadsAgainstFloor } from './status-floor.js';
 
 /** Operations per CPU-second (user + system time of this process), over `rounds` rounds of about `ms` ms. */
 function perCpuSecond(fn: () => void, rounds = 5, ms = 1000): number[] {
@@ -71,6 +75,20 @@ if (path === undefined) {
   report('documentHash, canonicalize package alone (no checks: coerces), per CPU-second', pkg, 'hashes/s');
   const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)] as number;
   console.log(`  ratio: the project's writer is ${(median(own) / median(lib)).toFixed(2)}× the package (medians)`);
+  // The limit the issue sets: the canonical hash within 1.5× of hashing JSON.stringify's output, in the same run.
+  const plain = () => `sha256:${sha256Hex(JSON.stringify(doc))}`;
+  const canon: number[] = [];
+  const floor: number[] = [];
+  console.log(`  load average before the ratio: ${loadavg()[0].toFixed(2)}`);
+  for (let r = 0; r < 7; r++) {
+    canon.push(...perCpuSecond(() => documentHash(doc), 1, 500));
+    floor.push(...perCpuSecond(plain, 1, 500));
+  }
+  report('documentHash(koshari), per CPU-second', canon, 'hashes/s');
+  report('sha256(JSON.stringify(koshari)), per CPU-second', floor, 'hashes/s');
+  console.log(
+    `  ratio: the canonical hash takes ${(median(floor) / median(canon)).toFixed(2)}× the time of sha256(JSON.stringify(doc)) (medians; target ≤ 1.5×; load average ${loadavg()[0].toFixed(2)})`,
+  );
   report(
     'parseJson(koshari)',
     throughput(() => parseJson(text), 5, 1000),
@@ -82,3 +100,4 @@ if (path === undefined) {
     'parses/s',
   );
 }
+if (!process.argv.includes('--no-status')) await statusReadsAgainstFloor();

@@ -53,9 +53,9 @@ export function spawnServer(args: string[], probe: string): Promise<Spawned> {
     };
     child.once('exit', onExit);
     child.stdout.on('data', async (d: Buffer) => {
-      const had = /at (http:\/\/\S+)/.test(out);
+      const had = /(?:at|ready) (http:\/\/\S+)/.test(out);
       out += d.toString();
-      const m = /at (http:\/\/\S+)/.exec(out);
+      const m = /(?:at|ready) (http:\/\/\S+)/.exec(out);
       if (!m || had) return;
       const url = m[1] as string;
       for (;;) {

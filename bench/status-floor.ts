@@ -1,0 +1,131 @@
+/**
+ * Status reads against a floor (`npm run bench -- hash`): `hearth start` (compiled when dist/ is fresh) serves
+ * `GET /v1/executions/:id` of a running koshari over keep-alive HTTP, and a bare Node + Fastify process
+ * (bench/fastify-floor.mjs) serves a route answering the same JSON body (same size, same shape, serialized per
+ * request). Rounds alternate between the two; the server's CPU per read is the figure a busy machine disturbs least.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TokenStore, tokensMigration } from '../platform/http/auth.js';
+import { MigrationRegistry } from '../platform/sqlite/migrations.js';
+import { openDatabase } from '../runtime/store/db.js';
+import { keepAliveRound } from './keepalive.js';
+import { spawnServer } from './spawn-server.js';
+import { report } from './stats.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function spawnFloor(env: Record<string, string>): Promise<{ pid: number; url: string; kill: () => Promise<void> }> {
+  const child = spawn(process.execPath, [join(root, 'bench/fastify-floor.mjs')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.once('exit', (code) => reject(new Error(`floor exited ${code}`)));
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /floor ready (\S+)/.exec(out);
+      if (m)
+        resolve({
+          pid: child.pid as number,
+          url: m[1] as string,
+          kill: () =>
+            new Promise((r) => {
+              child.removeAllListeners('exit');
+              child.once('exit', () => r());
+              child.kill('SIGTERM');
+            }),
+        });
+    });
+  });
+}
+
+const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)] as number;
+
+export async function statusReadsAgainstFloor(rounds = 4): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-bench-'));
+  const db = openDatabase(dir);
+  new MigrationRegistry().add(tokensMigration).migrate(db);
+  const token = new TokenStore(db).create({ scopes: ['read', 'cook'] }).token;
+  db.close();
+  const hub = await spawnServer(
+    ['start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', dir, '--log-level', 'warn', '--sim-speed', 'manual'],
+    '/v1/safety-limits',
+  );
+  const auth = { authorization: `Bearer ${token}` };
+  try {
+    await fetch(`${hub.url}/sim/v1/presence`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"present":true}',
+    });
+    const recipe = JSON.parse(readFileSync(join(root, 'examples/recipes/koshari.svc.json'), 'utf8')) as { id: string; hash: string };
+    const key = 'bench-status-floor-1';
+    const started = await fetch(`${hub.url}/v1/executions`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({
+        core: '0.2.0',
+        kind: 'ExecuteRequest',
+        id: 'bench-1',
+        recipe: recipe.id,
+        recipeHash: recipe.hash,
+        requestedBy: 'bench',
+        idempotencyKey: key,
+      }),
+    });
+    if (started.status >= 300) throw new Error(`start of koshari answered ${started.status}: ${await started.text()}`);
+    const id = ((await started.json()) as { id: string }).id;
+    const statusUrl = `${hub.url}/v1/executions/${id}`;
+    const body = await (await fetch(statusUrl, { headers: auth })).text();
+    const bodyFile = join(dir, 'status-body.json');
+    writeFileSync(bodyFile, body);
+    const floor = await spawnFloor({ FLOOR_BODY_FILE: bodyFile });
+    const floorUrl = `${floor.url}/floor/body`;
+    const floorBody = await (await fetch(floorUrl)).text();
+    console.log(
+      `status read: GET /v1/executions/:id, ${body.length} bytes; floor: node + Fastify answering the same JSON (${floorBody.length} bytes); 32 keep-alive connections, ${rounds} rounds of 1.5 s each, alternating after a warm-up round; load average ${loadavg()[0].toFixed(2)}`,
+    );
+    await keepAliveRound(hub.pid, statusUrl, auth, 800);
+    await keepAliveRound(floor.pid, floorUrl, {}, 800);
+    const hubRounds = [];
+    const floorRounds = [];
+    for (let r = 0; r < rounds; r++) {
+      hubRounds.push(await keepAliveRound(hub.pid, statusUrl, auth));
+      floorRounds.push(await keepAliveRound(floor.pid, floorUrl, {}));
+    }
+    report(
+      'hearth status reads',
+      hubRounds.map((x) => x.perSecond),
+      'reads/s',
+    );
+    report(
+      'floor (bare Fastify, same body)',
+      floorRounds.map((x) => x.perSecond),
+      'reads/s',
+    );
+    report(
+      'hearth server CPU per status read',
+      hubRounds.map((x) => x.serverUs),
+      'µs',
+    );
+    report(
+      'floor server CPU per read',
+      floorRounds.map((x) => x.serverUs),
+      'µs',
+    );
+    const cpuRatio = median(hubRounds.map((x) => x.serverUs)) / median(floorRounds.map((x) => x.serverUs));
+    const rateRatio = median(floorRounds.map((x) => x.perSecond)) / median(hubRounds.map((x) => x.perSecond));
+    console.log(`  ratio, server CPU per read: ${cpuRatio.toFixed(2)}× the floor (target ≤ 1.5×)`);
+    console.log(`  ratio, reads per second: the floor is ${rateRatio.toFixed(2)}× hearth (the client shares the machine)`);
+    console.log(`  load average after: ${loadavg()[0].toFixed(2)}`);
+    await floor.kill();
+  } finally {
+    await hub.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
