@@ -13,9 +13,15 @@ function parseYaml(text: string): unknown {
   return (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
 }
 
+/**
+ * A GPIO line: `line`, the SoC's GPIO number as Raspberry Pi pinout diagrams print it (GPIO17 is header pin
+ * 11), on the header chip; or `chip` (a label or `/dev/gpiochipN`) and `offset`, a line of any other chip.
+ * Never the kernel's sysfs number: drivers/buses/gpio-resolve.ts adds the chip's base at run time.
+ */
 export interface GpioLineConfig {
-  /** sysfs GPIO number (as the kernel numbers it; on newer kernels the chip base is added). */
-  line: number;
+  line?: number;
+  chip?: string;
+  offset?: number;
   activeLow?: boolean;
 }
 
@@ -68,6 +74,8 @@ export interface HardwareRigConfig {
   estop?: GpioLineConfig;
   /** Where sysfs GPIO lives (default /sys/class/gpio); the watchdog worker writes line values there. */
   gpioSysfsRoot?: string;
+  /** The chip `line:` numbers are on, by label or `/dev/gpiochipN` (default: the Pi's header chip, found by label). */
+  chip?: string;
   /** The hardware watchdog device the heat guard feeds while leases are healthy (e.g. /dev/watchdog). */
   watchdogDevice?: string;
 }
@@ -102,11 +110,21 @@ const range = {
   required: ['min', 'max'],
   properties: { min: { type: 'number' }, max: { type: 'number' } },
 };
+const chipName = { type: 'string', minLength: 1, maxLength: 64 };
 const gpioLine = {
   type: 'object',
   additionalProperties: false,
-  required: ['line'],
-  properties: { line: { type: 'integer', minimum: 0, maximum: 4095 }, activeLow: { type: 'boolean' } },
+  properties: {
+    line: { type: 'integer', minimum: 0, maximum: 4095 },
+    chip: chipName,
+    offset: { type: 'integer', minimum: 0, maximum: 4095 },
+    activeLow: { type: 'boolean' },
+  },
+  // A header number alone, or a chip and an offset on it.
+  oneOf: [
+    { required: ['line'], not: { anyOf: [{ required: ['chip'] }, { required: ['offset'] }] } },
+    { required: ['chip', 'offset'], not: { required: ['line'] } },
+  ],
 };
 const heaterBase = {
   id,
@@ -159,6 +177,7 @@ export const rigConfigSchema = {
         kind: { const: 'hardware' },
         device: { type: 'string', minLength: 1 },
         gpioSysfsRoot: { type: 'string', minLength: 1 },
+        chip: chipName,
         watchdogDevice: { type: 'string', pattern: '^/' },
         presence: gpioLine,
         estop: gpioLine,
