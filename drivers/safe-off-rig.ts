@@ -6,10 +6,10 @@
  * switched off, with the validation problem to report after the cut. Only a file that cannot be read or parsed
  * at all identifies nothing.
  */
-import type { GpioLineRef } from './buses/gpio-resolve.js';
+import { errorFor, type GpioLineRef } from './buses/gpio-resolve.js';
 import type { RigConfig, SimulatedRigConfig } from './rig-config.js';
 import { parseRigConfig, readRigDocument } from './rig-config.js';
-import { resolveRigGpio } from './rig-config-gpio.js';
+import { heaterUse, resolveRigGpio } from './rig-config-gpio.js';
 
 /** What safe-off needs of a heater output: a GPIO line by header number (or chip and offset), or a serial port. */
 export type SafeOffHeater =
@@ -88,10 +88,19 @@ function lineRef(g: Record<string, unknown> | undefined): GpioLineRef | undefine
  */
 function withGpioCheck(file: SafeOffRigFile): SafeOffRigFile {
   if (file.rig.kind !== 'hardware') return file;
-  const { errors } = resolveRigGpio(file.rig);
+  const { lines, errors } = resolveRigGpio(file.rig);
   if (errors.length === 0) return file;
+  // A heater whose line does not resolve cannot be driven: it is reported as an output that is not known.
+  const unresolved = file.rig.heaters.filter((h) => h.driver === 'gpio_relay' && !lines.has(heaterUse(h.id)));
+  const rig = { ...file.rig, heaters: file.rig.heaters.filter((h) => !unresolved.includes(h)) };
+  const unidentified = [
+    ...file.unidentified,
+    ...unresolved.map((h) => ({ heater: h.id, why: errorFor(errors, heaterUse(h.id)) ?? 'its GPIO line does not resolve' })),
+  ];
   const gpio = errors.join('; ');
-  return file.problem ? { ...file, problem: `${file.problem}; ${gpio}` } : { ...file, problem: gpio, gpioProblem: true };
+  return file.problem
+    ? { rig, unidentified, problem: `${file.problem}; ${gpio}` }
+    : { rig, unidentified, problem: gpio, gpioProblem: true };
 }
 
 /** Read a rig file for safe-off. Throws (path and reason) only when it cannot be read or parsed. */

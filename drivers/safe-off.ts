@@ -12,6 +12,7 @@
  *   that folder (`simWires`), they are driven off like sysfs lines. Without it there is nothing to switch.
  */
 import { existsSync } from 'node:fs';
+import { errorFor } from './buses/gpio-resolve.js';
 import { prepareLineOff } from './buses/pin-file.js';
 import { systemClock } from './clock.js';
 import { heaterUse, resolveRigGpio } from './rig-config-gpio.js';
@@ -83,8 +84,8 @@ export async function safeOff(config: SafeOffRig, opts: SafeOffOptions = {}): Pr
     const line = gpio.lines.get(heaterUse(h.id));
     const named = h.gpio.line !== undefined ? `GPIO${h.gpio.line}` : `${h.gpio.chip} offset ${h.gpio.offset}`;
     if (!line) {
-      const why = gpio.errors.find((e) => e.startsWith(`${heaterUse(h.id)}: `))?.slice(heaterUse(h.id).length + 2);
-      out.push({ heater: h.id, target: named, ok: false, error: why ?? 'its GPIO line does not resolve' });
+      const why = errorFor(gpio.errors, heaterUse(h.id)) ?? 'its GPIO line does not resolve';
+      out.push({ heater: h.id, target: named, ok: false, error: why });
       continue;
     }
     const target = `${line.name} (sysfs ${line.sysfs})`;

@@ -44,14 +44,19 @@ function unexportLine(n) {
   rmSync(join(sys, chip.gpioDir, `gpio${n}`), { recursive: true, force: true });
 }
 
-/** One writer at a time: the stream opens the FIFO (waiting for a writer) and ends when that writer closes it. */
+/**
+ * One writer at a time: the stream opens the FIFO (waiting for a writer) and ends when that writer closes it.
+ * Writers that wait for the line to appear (onoff, the pin files) are served one by one; two writes with no wait
+ * between them could reach the same reader and be read as one number (the kernel would see two).
+ */
 function serve(name, handle) {
   let text = '';
   createReadStream(join(classDir, name), { encoding: 'utf8' })
     .on('data', (chunk) => {
       text += chunk;
     })
-    .on('end', () => {
+    // Only once this end of the FIFO is closed: a next writer must not reach a reader that is going away.
+    .on('close', () => {
       if (/^\s*\d+\s*$/.test(text)) handle(Number(text));
       serve(name, handle);
     })

@@ -170,13 +170,16 @@ export function resolveGpioLine(
   return { name, chip, offset, sysfs: chip.base + offset };
 }
 
-/** A line of a rig: who uses it (`heater "fryer"`, `presence`) and how the file names it. */
+/** A line of a rig: who uses it (`heater "fryer"`, `presence`: no `: ` in it) and how the file names it. */
 export interface RigLineUse {
   use: string;
   ref: GpioLineRef;
 }
 
-/** Every line a rig uses, resolved; `errors` holds one line per line that cannot be, and per line used twice. */
+/**
+ * Every line a rig uses, resolved. `errors` holds one line per line that cannot be and per line used twice,
+ * each starting with the uses it is about (`heater "fryer": …`; all of them at once when sysfs GPIO is missing).
+ */
 export function resolveRigLines(
   uses: readonly RigLineUse[],
   o: { rigChip?: string; sysfsRoot?: string } = {},
@@ -188,7 +191,7 @@ export function resolveRigLines(
   try {
     chips = readGpioChips(root);
   } catch (err) {
-    return { lines, errors: uses.map((u) => `${u.use}: ${(err as Error).message}`), chips: [] };
+    return { lines, errors: [`${uses.map((u) => u.use).join(', ')}: ${(err as Error).message}`], chips: [] };
   }
   const errors: string[] = [];
   const bySysfs = new Map<number, string>();
@@ -211,4 +214,10 @@ export function resolveRigLines(
 export function describeResolved(r: ResolvedGpioLine): string {
   const dev = r.chip.device ?? `${r.chip.sysfsName} (sysfs)`;
   return `${r.name} → ${dev} line ${r.offset} (${r.chip.label || 'no label'}), sysfs ${r.sysfs}`;
+}
+
+/** What an error of `resolveRigLines` says about `use`, without the uses it starts with; undefined if it is not about it. */
+export function errorFor(errors: readonly string[], use: string): string | undefined {
+  const e = errors.find((x) => x.slice(0, x.indexOf(': ')).split(', ').includes(use));
+  return e?.slice(e.indexOf(': ') + 2);
 }

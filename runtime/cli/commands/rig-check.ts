@@ -16,7 +16,8 @@ export interface RigCheck {
   probed: boolean;
 }
 
-export async function checkRig(file: string, probe: boolean): Promise<RigCheck> {
+/** `onGpio`: called with the GPIO mapping lines once resolved, before the rig is opened (so they show even when a device does not answer). */
+export async function checkRig(file: string, probe: boolean, onGpio?: (lines: string[]) => void): Promise<RigCheck> {
   let config: RigConfig;
   try {
     config = loadRigConfig(file);
@@ -46,6 +47,7 @@ export async function checkRig(file: string, probe: boolean): Promise<RigCheck> 
     const gpio = resolveRigGpio(config);
     if (gpio.errors.length > 0) throw new CliError(`${file}: ${gpio.errors.join('; ')}`, 1);
     result.gpio = [...gpio.lines].map(([use, r]) => ({ use, mapping: describeResolved(r), sysfs: r.sysfs }));
+    onGpio?.(gpioLines(result));
   }
   try {
     await rig.open();
@@ -72,13 +74,16 @@ export async function checkRig(file: string, probe: boolean): Promise<RigCheck> 
   return result;
 }
 
-export function formatRigCheck(r: RigCheck): string {
+const gpioLines = (r: RigCheck): string[] => (r.gpio ?? []).map((g) => `  ${g.use}: ${g.mapping}`);
+
+/** `printedGpio`: the mapping lines were printed already (by `onGpio`). */
+export function formatRigCheck(r: RigCheck, printedGpio = false): string {
   const lines = [`${r.file}: ${r.kind} rig "${r.device}" is valid${r.probed ? ' and every device answered' : ''}`];
   for (const s of r.sensors) {
     const value = !r.probed ? '' : s.fault ? `: FAULT ${s.fault}${s.detail ? ` (${s.detail})` : ''}` : `: ${s.tempC} °C`;
     lines.push(`  sensor ${s.id} (${s.svcSensor}, ${s.medium})${value}`);
   }
-  for (const g of r.gpio ?? []) lines.push(`  ${g.use}: ${g.mapping}`);
+  if (!printedGpio) lines.push(...gpioLines(r));
   for (const h of r.heaters) lines.push(`  heater ${h.id} (${h.medium}) watched by ${h.sensors?.join(', ')}`);
   for (const [k, v] of Object.entries(r.inputs)) lines.push(`  input ${k}${v === null ? '' : `: ${v ? 'active' : 'inactive'}`}`);
   return `${lines.join('\n')}\n`;
