@@ -274,6 +274,7 @@ function describe(errors: ErrorObject[] | null | undefined, doc: unknown): strin
 /** Validate a parsed rig configuration. Throws an Error whose message starts with `where`. */
 export function parseRigConfig(doc: unknown, where = 'rig config'): RigConfig {
   requireHeaterSafety(doc, where);
+  requireLineShape(doc, where);
   const validate = validator();
   if (!validate(doc)) throw new Error(`${where}: ${describe(validate.errors, doc)}`);
   if (doc.kind === 'hardware') {
@@ -312,6 +313,29 @@ function requireHeaterSafety(doc: unknown, where: string): void {
         `${where}: ${name} does not name the heat capacity of what it heats (heatCapacityJPerK, J/K, contents plus vessel): the frozen-sensor and heat-response checks need it`,
       );
   });
+}
+
+/** A GPIO line is `line` (a header number) or `chip` and `offset`: said plainly, before the schema's oneOf would. */
+function requireLineShape(doc: unknown, where: string): void {
+  const d = doc as { kind?: unknown; heaters?: unknown; presence?: unknown; estop?: unknown } | null;
+  if (d?.kind !== 'hardware') return;
+  const lines: Array<[string, unknown]> = [
+    ['presence', d.presence],
+    ['estop', d.estop],
+  ];
+  if (Array.isArray(d.heaters))
+    d.heaters.forEach((h: unknown, i: number) => {
+      const heater = (typeof h === 'object' && h !== null ? h : {}) as Record<string, unknown>;
+      if (heater.driver === 'gpio_relay') lines.push([`heater "${typeof heater.id === 'string' ? heater.id : i}" gpio`, heater.gpio]);
+    });
+  for (const [name, g] of lines) {
+    if (typeof g !== 'object' || g === null) continue;
+    const has = (k: string) => (g as Record<string, unknown>)[k] !== undefined;
+    if (has('line') && (has('chip') || has('offset')))
+      throw new Error(`${where}: ${name} names both line and chip/offset: use line (the header GPIO number, e.g. 17) or chip and offset`);
+    if (!has('line') && !(has('chip') && has('offset')))
+      throw new Error(`${where}: ${name} needs line (the header GPIO number, e.g. 17) or chip and offset (a line of another chip)`);
+  }
 }
 
 /** Read a rig file (JSON or YAML) into a document, not yet validated. Errors name the path and the reason. */
