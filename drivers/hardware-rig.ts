@@ -1,12 +1,14 @@
 /**
  * A rig of real hardware built from configuration: MCP9600 sensors on Linux I2C buses, relay heaters and
- * inputs on sysfs GPIO, serial appliances on serial ports. Each native backend is imported only when the
+ * inputs on sysfs GPIO (lines by header number, resolved to the kernel's numbers: drivers/rig-config-gpio.ts),
+ * serial appliances on serial ports. Each native backend is imported only when the
  * configuration names something that needs it; `open()` probes every device and fails clearly when one is
  * absent. Backends can be injected (tests use the simulated ones behind the same interfaces).
  */
 
 import { defaultLossWPerK } from '../safety/detectors/thermal-model.js';
 import type { GpioBackend } from './buses/gpio.js';
+import type { GpioLineRef } from './buses/gpio-resolve.js';
 import type { I2cBus } from './buses/i2c.js';
 import { offLevel } from './buses/output-level.js';
 import type { WiredOutputs } from './buses/wired.js';
@@ -15,13 +17,20 @@ import { Mcp9600Sensor } from './devices/mcp9600.js';
 import { RelayHeater } from './devices/relay-heater.js';
 import { type SerialApplianceClient, SerialApplianceHeater, SerialApplianceSensor } from './devices/serial-appliance.js';
 import type { HardwareRigConfig } from './rig-config.js';
+import { heaterUse, lineOf, type RigGpioResolution, resolveRigGpioOrThrow } from './rig-config-gpio.js';
 import type { Clock, DigitalInput, HeaterOutput, HeaterThermal, Rig, TemperatureSensor } from './types.js';
 import type { WatchdogCapable, WatchdogTarget } from './watchdog-targets.js';
 
 export interface HardwareBackends {
   i2c(path: string): Promise<I2cBus>;
-  gpio(): Promise<GpioBackend>;
+  /** `withInputs`: the rig reads GPIO inputs too. */
+  gpio(withInputs: boolean): Promise<GpioBackend>;
   serial(path: string, baudRate: number, clock: Clock): Promise<SerialApplianceClient>;
+  /**
+   * The rig's GPIO lines resolved to the backend's numbers (throws one line when one cannot be). Without it the
+   * backend numbers lines as the rig file does (a simulated backend).
+   */
+  resolveGpio?(config: HardwareRigConfig): RigGpioResolution;
 }
 
 /** The real backends, each loaded on first use. */
@@ -30,10 +39,11 @@ export const linuxBackends = (sysfsRoot?: string): HardwareBackends => ({
     const { openLinuxI2cBus } = await import('./buses/i2c.js');
     return openLinuxI2cBus(path);
   },
-  async gpio() {
-    const { openOnoffBackend } = await import('./buses/gpio.js');
-    return openOnoffBackend(sysfsRoot);
+  async gpio(withInputs) {
+    const { openSysfsBackend } = await import('./buses/gpio.js');
+    return openSysfsBackend(sysfsRoot, withInputs);
   },
+  resolveGpio: (config) => resolveRigGpioOrThrow(config),
   async serial(path, baudRate, clock) {
     const { openSerialAppliance } = await import('./devices/serial-open.js');
     return openSerialAppliance(path, baudRate, clock);
@@ -82,7 +92,14 @@ export class HardwareRig implements Rig, WatchdogCapable {
   private async build(): Promise<void> {
     const c = this.config;
     const needsGpio = c.presence || c.estop || (!this.wires && c.heaters.some((h) => h.driver === 'gpio_relay'));
-    if (needsGpio) this.gpio = await this.backends.gpio();
+    const resolved = this.backends.resolveGpio?.(c);
+    /** The backend's number for a line: resolved (sysfs), or the rig file's own on a simulated backend. */
+    const lineNo = (use: string, ref: GpioLineRef): number => {
+      if (resolved) return lineOf(resolved, use).sysfs;
+      if (ref.line === undefined) throw new Error(`${use}: a chip and offset need the sysfs backend`);
+      return ref.line;
+    };
+    if (needsGpio) this.gpio = await this.backends.gpio(Boolean(c.presence || c.estop));
     for (const s of c.sensors) {
       let bus = this.buses.get(s.bus);
       if (!bus) {
@@ -102,10 +119,11 @@ export class HardwareRig implements Rig, WatchdogCapable {
         this.targets.push(wire ? { kind: 'sysfs', heater: h.id, ...wire } : { kind: 'none', heater: h.id, why: 'no value file' });
       } else if (h.driver === 'gpio_relay') {
         const gpio = this.gpio as GpioBackend;
-        const line = gpio.output(h.gpio.line, h.gpio.activeLow ?? false);
+        const n = lineNo(heaterUse(h.id), h.gpio);
+        const line = gpio.output(n, h.gpio.activeLow ?? false);
         this.closers.push(() => line.close());
         this.heaters.set(h.id, new RelayHeater({ ...h, hardMaxC: h.maxC, line, clock: this.clock }));
-        const valuePath = gpio.valuePath?.(h.gpio.line);
+        const valuePath = gpio.valuePath?.(n);
         this.targets.push(
           valuePath
             ? { kind: 'sysfs', heater: h.id, valuePath, offValue: String(offLevel(h.gpio.activeLow ?? false)) as '0' | '1' }
@@ -121,8 +139,8 @@ export class HardwareRig implements Rig, WatchdogCapable {
         this.targets.push({ kind: 'none', heater: h.id, why: 'a serial appliance switches itself off when the host stops talking' });
       }
     }
-    if (c.presence) this.presence = this.input('presence', c.presence.line, c.presence.activeLow);
-    if (c.estop) this.estop = this.input('estop', c.estop.line, c.estop.activeLow);
+    if (c.presence) this.presence = this.input('presence', lineNo('presence', c.presence), c.presence.activeLow);
+    if (c.estop) this.estop = this.input('estop', lineNo('estop', c.estop), c.estop.activeLow);
   }
 
   private input(id: string, line: number, activeLow = false): DigitalInput {

@@ -129,3 +129,29 @@ t.test('a heater output without its maximum temperature or thermal mass is refus
     message: new RegExp(`^${noMass}: heater "pan" does not name the heat capacity of what it heats \\(heatCapacityJPerK`),
   });
 });
+
+t.test('a GPIO line is a header number, or a chip and an offset, never both', async (t) => {
+  const rig = (gpio: unknown, extra: Record<string, unknown> = {}) => ({
+    kind: 'hardware',
+    ...extra,
+    sensors: [{ id: 'oil', driver: 'mcp9600', svcSensor: 'cw.sense.oil_temp', medium: 'oil', bus: '/dev/i2c-1', address: 0x60 }],
+    heaters: [
+      { id: 'fryer', driver: 'gpio_relay', medium: 'oil', sensors: ['oil'], maxPowerW: 2000, maxC: 230, heatCapacityJPerK: 6500, gpio },
+    ],
+  });
+  t.doesNotThrow(() => parseRigConfig(rig({ line: 17 }, { chip: 'pinctrl-bcm2711' })));
+  t.doesNotThrow(() => parseRigConfig(rig({ line: 17 }, { chip: '/dev/gpiochip0' })));
+  t.doesNotThrow(() => parseRigConfig(rig({ chip: 'raspberrypi-exp-gpio', offset: 2, activeLow: true })));
+  t.doesNotThrow(() => parseRigConfig({ ...rig({ line: 17 }), presence: { chip: '/dev/gpiochip1', offset: 3 } }));
+  const both = 'r.json: heater "fryer" gpio names both line and chip/offset: use line (the header GPIO number, e.g. 17) or chip and offset';
+  t.throws(() => parseRigConfig(rig({ line: 17, chip: 'pinctrl-bcm2711' }), 'r.json'), { message: both });
+  t.throws(() => parseRigConfig(rig({ line: 17, offset: 17 }), 'r.json'), { message: both });
+  const neither = 'r.json: heater "fryer" gpio needs line (the header GPIO number, e.g. 17) or chip and offset (a line of another chip)';
+  t.throws(() => parseRigConfig(rig({ offset: 17 }), 'r.json'), { message: neither });
+  t.throws(() => parseRigConfig({ ...rig({ line: 17 }), estop: { chip: 'x' } }, 'r.json'), {
+    message: 'r.json: estop needs line (the header GPIO number, e.g. 17) or chip and offset (a line of another chip)',
+  });
+  t.throws(() => parseRigConfig(rig({ chip: '', offset: 1 }), 'r.json'), /^r\.json: \/heaters\/0/);
+  t.throws(() => parseRigConfig(rig({ activeLow: true }), 'r.json'), { message: neither });
+  t.throws(() => parseRigConfig(rig({ line: 17 }, { chip: '' }), 'r.json'), /^r\.json: \/chip/);
+});

@@ -13,9 +13,15 @@ function parseYaml(text: string): unknown {
   return (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
 }
 
+/**
+ * A GPIO line: `line`, the SoC's GPIO number as Raspberry Pi pinout diagrams print it (GPIO17 is header pin
+ * 11), on the header chip; or `chip` (a label or `/dev/gpiochipN`) and `offset`, a line of any other chip.
+ * Never the kernel's sysfs number: drivers/buses/gpio-resolve.ts adds the chip's base at run time.
+ */
 export interface GpioLineConfig {
-  /** sysfs GPIO number (as the kernel numbers it; on newer kernels the chip base is added). */
-  line: number;
+  line?: number;
+  chip?: string;
+  offset?: number;
   activeLow?: boolean;
 }
 
@@ -68,6 +74,8 @@ export interface HardwareRigConfig {
   estop?: GpioLineConfig;
   /** Where sysfs GPIO lives (default /sys/class/gpio); the watchdog worker writes line values there. */
   gpioSysfsRoot?: string;
+  /** The chip `line:` numbers are on, by label or `/dev/gpiochipN` (default: the Pi's header chip, found by label). */
+  chip?: string;
   /** The hardware watchdog device the heat guard feeds while leases are healthy (e.g. /dev/watchdog). */
   watchdogDevice?: string;
 }
@@ -102,11 +110,21 @@ const range = {
   required: ['min', 'max'],
   properties: { min: { type: 'number' }, max: { type: 'number' } },
 };
+const chipName = { type: 'string', minLength: 1, maxLength: 64 };
 const gpioLine = {
   type: 'object',
   additionalProperties: false,
-  required: ['line'],
-  properties: { line: { type: 'integer', minimum: 0, maximum: 4095 }, activeLow: { type: 'boolean' } },
+  properties: {
+    line: { type: 'integer', minimum: 0, maximum: 4095 },
+    chip: chipName,
+    offset: { type: 'integer', minimum: 0, maximum: 4095 },
+    activeLow: { type: 'boolean' },
+  },
+  // A header number alone, or a chip and an offset on it.
+  oneOf: [
+    { required: ['line'], not: { anyOf: [{ required: ['chip'] }, { required: ['offset'] }] } },
+    { required: ['chip', 'offset'], not: { required: ['line'] } },
+  ],
 };
 const heaterBase = {
   id,
@@ -159,6 +177,7 @@ export const rigConfigSchema = {
         kind: { const: 'hardware' },
         device: { type: 'string', minLength: 1 },
         gpioSysfsRoot: { type: 'string', minLength: 1 },
+        chip: chipName,
         watchdogDevice: { type: 'string', pattern: '^/' },
         presence: gpioLine,
         estop: gpioLine,
@@ -255,6 +274,7 @@ function describe(errors: ErrorObject[] | null | undefined, doc: unknown): strin
 /** Validate a parsed rig configuration. Throws an Error whose message starts with `where`. */
 export function parseRigConfig(doc: unknown, where = 'rig config'): RigConfig {
   requireHeaterSafety(doc, where);
+  requireLineShape(doc, where);
   const validate = validator();
   if (!validate(doc)) throw new Error(`${where}: ${describe(validate.errors, doc)}`);
   if (doc.kind === 'hardware') {
@@ -293,6 +313,29 @@ function requireHeaterSafety(doc: unknown, where: string): void {
         `${where}: ${name} does not name the heat capacity of what it heats (heatCapacityJPerK, J/K, contents plus vessel): the frozen-sensor and heat-response checks need it`,
       );
   });
+}
+
+/** A GPIO line is `line` (a header number) or `chip` and `offset`: said plainly, before the schema's oneOf would. */
+function requireLineShape(doc: unknown, where: string): void {
+  const d = doc as { kind?: unknown; heaters?: unknown; presence?: unknown; estop?: unknown } | null;
+  if (d?.kind !== 'hardware') return;
+  const lines: Array<[string, unknown]> = [
+    ['presence', d.presence],
+    ['estop', d.estop],
+  ];
+  if (Array.isArray(d.heaters))
+    d.heaters.forEach((h: unknown, i: number) => {
+      const heater = (typeof h === 'object' && h !== null ? h : {}) as Record<string, unknown>;
+      if (heater.driver === 'gpio_relay') lines.push([`heater "${typeof heater.id === 'string' ? heater.id : i}" gpio`, heater.gpio]);
+    });
+  for (const [name, g] of lines) {
+    if (typeof g !== 'object' || g === null) continue;
+    const has = (k: string) => (g as Record<string, unknown>)[k] !== undefined;
+    if (has('line') && (has('chip') || has('offset')))
+      throw new Error(`${where}: ${name} names both line and chip/offset: use line (the header GPIO number, e.g. 17) or chip and offset`);
+    if (!has('line') && !(has('chip') && has('offset')))
+      throw new Error(`${where}: ${name} needs line (the header GPIO number, e.g. 17) or chip and offset (a line of another chip)`);
+  }
 }
 
 /** Read a rig file (JSON or YAML) into a document, not yet validated. Errors name the path and the reason. */

@@ -9,16 +9,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { runCli } from '../test-support/cli.js';
-import { SimGpio } from './buses/gpio.js';
+import { fakeGpioSysfs } from '../test-support/fake-gpio-sysfs.js';
 import { parseRigConfig } from './rig-config.js';
 import { safeOff } from './safe-off.js';
 
-/** A rig file with two relays (17 active-low, 18 active-high) whose sysfs lives in a scratch folder. */
-function setup(t: { teardown(fn: () => void): void }) {
+/**
+ * A rig file with two relays (GPIO17 active-low, GPIO18 active-high) on a Pi 4 with kernel 6.6, whose sysfs is a
+ * fake that behaves as the kernel's (test-support/fake-gpio-sysfs.ts): GPIO17 is sysfs 529, GPIO18 is 530.
+ */
+async function setup(t: { teardown(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-safe-off-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const sysfs = join(dir, 'gpio');
-  mkdirSync(sysfs);
+  const fake = await fakeGpioSysfs(t, 'pi4-6.6');
   const relay = (id: string, line: number, activeLow: boolean) => ({
     id,
     driver: 'gpio_relay',
@@ -31,54 +33,61 @@ function setup(t: { teardown(fn: () => void): void }) {
   });
   const doc = {
     kind: 'hardware',
-    gpioSysfsRoot: sysfs,
+    gpioSysfsRoot: fake.root,
     sensors: [{ id: 'oil', driver: 'mcp9600', svcSensor: 'cw.sense.oil_temp', medium: 'oil', bus: '/dev/i2c-1', address: 0x60 }],
     heaters: [relay('fryer', 17, true), relay('pot', 18, false)],
   };
   const rigFile = join(dir, 'rig.json');
   writeFileSync(rigFile, JSON.stringify(doc));
   // A process that died with both relays energized left the wires at their on levels.
-  const gpio = new SimGpio(sysfs);
-  gpio.output(17, true).write(true);
-  gpio.output(18, false).write(true);
-  return { dir, sysfs, rigFile, gpio, config: parseRigConfig(doc, rigFile) };
+  fake.leave(529, 0);
+  fake.leave(530, 1);
+  const polarity: Record<number, boolean> = { 17: true, 18: false };
+  const level = (line: number) => fake.level(fake.sysfsOf(line));
+  /** Whether the relay on a header line energizes its load at the level its wire carries (the relay's physics). */
+  const energized = (line: number) => (polarity[line] ? level(line) === 0 : level(line) === 1);
+  return { dir, fake, sysfs: fake.root, rigFile, level, energized, config: parseRigConfig(doc, rigFile) };
 }
 
 t.test('safeOff drives every relay to its off wire level, active-low included', async (t) => {
-  const s = setup(t);
-  t.same([s.gpio.energized(17), s.gpio.energized(18)], [true, true], 'left on by a dead process');
+  const s = await setup(t);
+  t.same([s.energized(17), s.energized(18)], [true, true], 'left on by a dead process');
   const results = await safeOff(s.config);
   t.same(
     results.map((r) => [r.heater, r.ok, r.target]),
     [
-      ['fryer', true, 'gpio 17 -> 1 (active-low)'],
-      ['pot', true, 'gpio 18 -> 0'],
+      ['fryer', true, 'GPIO17 (sysfs 529) -> 1 (active-low)'],
+      ['pot', true, 'GPIO18 (sysfs 530) -> 0'],
     ],
   );
-  t.same([s.gpio.level(17), s.gpio.level(18)], [1, 0], 'the wires carry the off levels');
-  t.same([s.gpio.energized(17), s.gpio.energized(18)], [false, false], 'both loads de-energized');
+  t.same([s.level(17), s.level(18)], [1, 0], 'the wires carry the off levels');
+  t.same([s.energized(17), s.energized(18)], [false, false], 'both loads de-energized');
 });
 
 t.test('a line that is not exported yet is exported, cleared of kernel inversion and driven off', async (t) => {
-  const s = setup(t);
-  const line = join(s.sysfs, 'gpio17');
+  const s = await setup(t);
+  const line = join(s.sysfs, 'gpio529');
   writeFileSync(join(line, 'active_low'), '1');
   writeFileSync(join(line, 'direction'), 'in');
-  await safeOff(s.config);
+  s.fake.unexport(530);
+  t.same(s.fake.exported(), [529], 'GPIO18 is not exported');
+  const r = await safeOff(s.config);
+  t.same(
+    r.map((x) => x.ok),
+    [true, true],
+  );
   t.equal(readFileSync(join(line, 'active_low'), 'utf8'), '0');
   t.equal(readFileSync(join(line, 'direction'), 'utf8'), 'high', 'set as an output already at the off level');
-  rmSync(join(s.sysfs, 'gpio18'), { recursive: true });
-  const r = await safeOff(s.config);
-  t.equal(r[1]?.ok, false, 'an export the kernel does not honour is reported, not hidden');
-  t.equal(readFileSync(join(s.sysfs, 'export'), 'utf8'), '18', 'the line was asked for');
+  t.same(s.fake.exported(), [529, 530], 'exported by its sysfs number, nothing else');
+  t.equal(s.level(18), 0);
 });
 
 t.test('hearth safe-off: one line per output, no database, exit 0', async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   const r = await runCli(['safe-off', '--rig', s.rigFile], { timeoutMs: 60_000 });
   t.equal(r.code, 0, r.stderr);
-  t.equal(r.stdout, 'fryer: off (gpio 17 -> 1 (active-low))\npot: off (gpio 18 -> 0)\n');
-  t.same([s.gpio.energized(17), s.gpio.energized(18)], [false, false]);
+  t.equal(r.stdout, 'fryer: off (GPIO17 (sysfs 529) -> 1 (active-low))\npot: off (GPIO18 (sysfs 530) -> 0)\n');
+  t.same([s.energized(17), s.energized(18)], [false, false]);
   const bad = await runCli(['safe-off', '--rig', join(s.dir, 'missing.yaml')], { timeoutMs: 60_000 });
   t.equal(bad.code, 2);
   t.match(bad.stderr, /^hearth: .*missing\.yaml/);
@@ -86,7 +95,7 @@ t.test('hearth safe-off: one line per output, no database, exit 0', async (t) =>
 });
 
 t.test('hearth start switches the outputs off before it opens the database: a corrupt one keeps no heat on', async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   const data = join(s.dir, 'var');
   mkdirSync(data);
   writeFileSync(join(data, 'hearth.db'), 'this is not an SQLite database, it is a torn write'.repeat(200));
@@ -95,25 +104,25 @@ t.test('hearth start switches the outputs off before it opens the database: a co
   });
   t.not(r.code, 0, 'start fails on the corrupt database');
   t.notMatch(r.stdout, /hearth ready/);
-  t.same([s.gpio.level(17), s.gpio.level(18)], [1, 0], 'but the wires were driven off first');
-  t.same([s.gpio.energized(17), s.gpio.energized(18)], [false, false]);
+  t.same([s.level(17), s.level(18)], [1, 0], 'but the wires were driven off first');
+  t.same([s.energized(17), s.energized(18)], [false, false]);
 });
 
 t.test('a rig file invalid for reasons unrelated to its outputs: every output is still cut, then the problem is reported', async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   const doc = JSON.parse(readFileSync(s.rigFile, 'utf8')) as { heaters: Record<string, unknown>[]; sensors: unknown[] };
   delete doc.heaters[0]?.heatCapacityJPerK; // the fryer no longer names its thermal mass
   doc.heaters.push({ id: 'mystery', driver: 'gpio_relay', medium: 'oil', gpio: { line: 19, activeLow: 'maybe' } });
   const bad = join(s.dir, 'bad-rig.json');
   writeFileSync(bad, JSON.stringify(doc));
-  t.same([s.gpio.energized(17), s.gpio.energized(18)], [true, true], 'left on by a dead process');
+  t.same([s.energized(17), s.energized(18)], [true, true], 'left on by a dead process');
   const r = await runCli(['safe-off', '--rig', bad], { timeoutMs: 60_000 });
   t.equal(r.code, 1, 'non-zero: the file is not valid');
-  t.same([s.gpio.level(17), s.gpio.level(18)], [1, 0], 'the wires carry the off levels (17 is active-low)');
-  t.same([s.gpio.energized(17), s.gpio.energized(18)], [false, false], 'both loads de-energized');
+  t.same([s.level(17), s.level(18)], [1, 0], 'the wires carry the off levels (17 is active-low)');
+  t.same([s.energized(17), s.energized(18)], [false, false], 'both loads de-energized');
   t.equal(
     r.stdout,
-    'fryer: off (gpio 17 -> 1 (active-low))\npot: off (gpio 18 -> 0)\nmystery: NOT OFF (output unknown): gpio.activeLow is "maybe", so its off level is unknown\n',
+    'fryer: off (GPIO17 (sysfs 529) -> 1 (active-low))\npot: off (GPIO18 (sysfs 530) -> 0)\nmystery: NOT OFF (output unknown): gpio.activeLow is "maybe", so its off level is unknown\n',
   );
   t.match(r.stderr, /could not be switched off: mystery/);
   t.match(
@@ -123,7 +132,7 @@ t.test('a rig file invalid for reasons unrelated to its outputs: every output is
 });
 
 t.test('hearth start on such a rig file cuts its outputs, then refuses to start with the reason', async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   const doc = JSON.parse(readFileSync(s.rigFile, 'utf8')) as { heaters: Record<string, unknown>[] };
   delete doc.heaters[1]?.maxC;
   writeFileSync(s.rigFile, JSON.stringify(doc));
@@ -133,5 +142,5 @@ t.test('hearth start on such a rig file cuts its outputs, then refuses to start 
   });
   t.equal(r.code, 2, r.stderr);
   t.match(r.stderr, /heater "pot" does not name its maximum temperature/);
-  t.same([s.gpio.energized(17), s.gpio.energized(18)], [false, false], 'both loads de-energized before the refusal');
+  t.same([s.energized(17), s.energized(18)], [false, false], 'both loads de-energized before the refusal');
 });

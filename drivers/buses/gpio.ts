@@ -1,14 +1,19 @@
 /**
- * The GPIO seam: one output line (a relay or SSR) and one input line (a button, a presence sensor). The
- * Linux backend uses the optional `onoff` package (sysfs GPIO), imported only when a configuration names a
- * GPIO line. Values here are logical (true = active). For outputs the backend turns them into wire levels
- * through drivers/buses/output-level.ts (the one place that knows an active-low relay's "off" is HIGH);
- * output lines are exported without the kernel's `active_low` attribute, so their sysfs `value` file holds
- * the wire level, which the watchdog and `hearth safe-off` write directly.
+ * The GPIO seam: one output line (a relay or SSR) and one input line (a button, a presence sensor). Line
+ * numbers here are the kernel's sysfs numbers, already resolved from the rig file's header numbers
+ * (drivers/buses/gpio-resolve.ts). The Linux backend drives outputs through sysfs itself (drivers/buses/pin-file.ts,
+ * the code the heat guard and `hearth safe-off` use, under the configured sysfs root) and reads inputs with the
+ * optional `onoff` package (edge interrupts through epoll), imported only when a configuration names an input;
+ * onoff always uses /sys/class/gpio. Values here are logical (true = active). For outputs the backend turns them
+ * into wire levels through drivers/buses/output-level.ts (the one place that knows an active-low relay's "off"
+ * is HIGH); output lines are exported without the kernel's `active_low` attribute, so their sysfs `value` file
+ * holds the wire level, which the watchdog and `hearth safe-off` write directly.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_GPIO_SYSFS } from './gpio-resolve.js';
 import { offLevel, type WireLevel, wireLevel } from './output-level.js';
+import { PinFile } from './pin-file.js';
 
 export interface GpioOutputLine {
   readonly line: number;
@@ -46,38 +51,47 @@ type OnoffCtor = new (
   opts?: { activeLow?: boolean; debounceTimeout?: number },
 ) => OnoffGpio;
 
-/** Load `onoff` now (not before) and wrap it. `sysfsRoot` is where the kernel exports lines. */
-export async function openOnoffBackend(sysfsRoot = '/sys/class/gpio'): Promise<GpioBackend> {
-  let Gpio: OnoffCtor;
-  try {
-    Gpio = (await import('onoff')).Gpio as unknown as OnoffCtor;
-  } catch (err) {
-    throw new Error(`cannot load the onoff package for GPIO: ${(err as Error).message}`);
-  }
-  const open = (line: number, dir: 'in' | 'low' | 'high', activeLow: boolean): OnoffGpio => {
+/**
+ * The sysfs backend. `sysfsRoot` is where the kernel exports lines; `onoff` is loaded only when the rig has
+ * inputs (`withInputs`).
+ */
+export async function openSysfsBackend(sysfsRoot = DEFAULT_GPIO_SYSFS, withInputs = true): Promise<GpioBackend> {
+  // Inputs need onoff (epoll for edges); loaded only for the real sysfs root, the only one it knows.
+  let ctor: OnoffCtor | undefined;
+  let whyNoInputs = `inputs are read with onoff, which only uses ${DEFAULT_GPIO_SYSFS}, not ${sysfsRoot}`;
+  if (withInputs && sysfsRoot === DEFAULT_GPIO_SYSFS)
     try {
-      // Outputs: no kernel inversion (the value file is the wire level), exported already at the off level.
-      return dir === 'in'
-        ? new Gpio(line, 'in', 'both', { activeLow, debounceTimeout: 10 })
-        : new Gpio(line, dir, 'none', { activeLow: false });
+      ctor = (await import('onoff')).Gpio as unknown as OnoffCtor;
     } catch (err) {
-      throw new Error(`GPIO line ${line}: cannot export it through ${sysfsRoot} (${(err as Error).message})`);
+      whyNoInputs = `cannot load the onoff package for GPIO inputs: ${(err as Error).message}`;
     }
-  };
   return {
     output(line, activeLow) {
-      const g = open(line, offLevel(activeLow) === 1 ? 'high' : 'low', activeLow);
+      let pin: PinFile;
+      try {
+        // Exported at the off level, no kernel inversion: the value file holds the wire level.
+        pin = new PinFile(sysfsRoot, line, activeLow);
+      } catch (err) {
+        throw new Error(`GPIO sysfs ${line}: cannot export it through ${sysfsRoot} (${(err as Error).message})`);
+      }
       return {
         line,
-        write: (a) => g.writeSync(wireLevel(a, activeLow)),
+        write: (a) => pin.write(a),
         close: () => {
           // Leave the line driven at its off level rather than floating back to an input.
-          g.writeSync(offLevel(activeLow));
+          pin.off();
+          pin.close();
         },
       };
     },
     input(line, activeLow) {
-      const g = open(line, 'in', activeLow);
+      if (!ctor) throw new Error(`GPIO sysfs ${line}: ${whyNoInputs}`);
+      let g: OnoffGpio;
+      try {
+        g = new ctor(line, 'in', 'both', { activeLow, debounceTimeout: 10 });
+      } catch (err) {
+        throw new Error(`GPIO sysfs ${line}: cannot export it through ${DEFAULT_GPIO_SYSFS} (${(err as Error).message})`);
+      }
       return {
         line,
         read: async () => (await g.read()) === 1,

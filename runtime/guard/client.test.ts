@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { fakeGpioSysfs } from '../../test-support/fake-gpio-sysfs.js';
 import { guardSpecFor } from './client.js';
 import { GUARD_TIMING } from './spec.js';
 
@@ -16,9 +17,12 @@ t.test('the lease is the default, or a simulated rig its own stall tolerance', a
     ['fryer', 'pot', 'pan'],
   );
   t.equal(guardSpecFor({ kind: 'simulated', stallToleranceMs: 60_000 }, dir)?.leaseMs, 60_000);
+  // A Pi 4 on kernel 6.6: the guard holds GPIO17 by its sysfs number, 529.
+  const fake = await fakeGpioSysfs(t, 'pi4-6.6', { kernel: false });
   const hardware = guardSpecFor(
     {
       kind: 'hardware',
+      gpioSysfsRoot: fake.root,
       sensors: [],
       heaters: [
         {
@@ -36,5 +40,6 @@ t.test('the lease is the default, or a simulated rig its own stall tolerance', a
     dir,
   );
   t.equal(hardware?.leaseMs, GUARD_TIMING.leaseMs);
-  t.same(hardware?.lines, [{ heater: 'fryer', line: 17, activeLow: false }]);
+  t.same(hardware?.lines, [{ heater: 'fryer', line: 529, activeLow: false }]);
+  t.equal(hardware?.root, fake.root);
 });

@@ -13,6 +13,7 @@ import type { GpioOutputLine } from '../../drivers/buses/gpio.js';
 import { offLevel, type WireLevel } from '../../drivers/buses/output-level.js';
 import { prepareLineOff, readWire, valueFile } from '../../drivers/buses/pin-file.js';
 import type { RigConfig } from '../../drivers/rig-config.js';
+import { heaterUse, lineOf, resolveRigGpioOrThrow } from '../../drivers/rig-config-gpio.js';
 import { simWiredHeaters, simWireRoot } from '../../drivers/sim/wires.js';
 import { GUARD_TIMING, type GuardLine, type GuardSpec } from './spec.js';
 import { guardArgv, type WarmGuard } from './warm.js';
@@ -259,8 +260,10 @@ export function guardSpecFor(rig: RigConfig, dataDir: string): GuardSpec | undef
     // A simulated rig may set its own stall tolerance (a test on a loaded machine); a hardware rig never can.
     return { socket, root: simWireRoot(dir), simulated: true, lines, ...timing, leaseMs: rig.stallToleranceMs ?? timing.leaseMs };
   }
+  // The guard writes the kernel's sysfs numbers; resolving throws one line when a line cannot be resolved.
+  const gpio = resolveRigGpioOrThrow(rig);
   const lines = rig.heaters.flatMap((h) =>
-    h.driver === 'gpio_relay' ? [{ heater: h.id, line: h.gpio.line, activeLow: h.gpio.activeLow ?? false }] : [],
+    h.driver === 'gpio_relay' ? [{ heater: h.id, line: lineOf(gpio, heaterUse(h.id)).sysfs, activeLow: h.gpio.activeLow ?? false }] : [],
   );
   if (lines.length === 0 && !rig.watchdogDevice) return undefined;
   return {

@@ -8,6 +8,11 @@
 
 export interface GuardLine {
   heater: string;
+  /**
+   * The number of the line's value file under `root` (`<root>/gpio<line>/value`): on hardware the kernel's sysfs
+   * number, resolved from the rig file's header number by drivers/rig-config-gpio.ts (GPIO17 is 529 on a Pi 4
+   * with kernel 6.6), never the header number itself.
+   */
   line: number;
   activeLow: boolean;
 }

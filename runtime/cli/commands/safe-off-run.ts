@@ -38,7 +38,7 @@ function dataDirFor(opts: { config?: string; rig?: string; dataDir?: string }): 
 }
 
 export async function runSafeOff(opts: { config?: string; rig?: string; dataDir?: string }): Promise<number> {
-  const { rig, problem, unidentified } = rigFileFor(opts);
+  const { rig, problem, gpioProblem, unidentified } = rigFileFor(opts);
   const simWires = rig.kind === 'simulated' ? simWireRoot(dataDirFor(opts)) : undefined;
   // Cut first, whatever else is wrong with the file; report after.
   const results = await safeOff(rig, simWires ? { simWires } : {});
@@ -49,6 +49,14 @@ export async function runSafeOff(opts: { config?: string; rig?: string; dataDir?
   process.stdout.write(formatSafeOff(results));
   for (const u of unidentified) process.stdout.write(`${u.heater}: NOT OFF (output unknown): ${u.why}\n`);
   const failed = [...results.filter((r) => !r.ok).map((r) => r.heater), ...unidentified.map((u) => u.heater)];
+  if (gpioProblem) {
+    // One line: which lines do not resolve, the chips found and the remedy (every other output was cut).
+    const others = failed.filter((h) => !problem?.includes(`heater "${h}"`));
+    if (others.length > 0)
+      process.stderr.write(`hearth: ${others.length} heater output(s) could not be switched off: ${others.join(', ')}\n`);
+    process.stderr.write(`hearth: ${problem}\n`);
+    return 1;
+  }
   if (failed.length > 0)
     process.stderr.write(`hearth: ${failed.length} heater output(s) could not be switched off: ${failed.join(', ')}\n`);
   if (problem) {
