@@ -186,7 +186,7 @@ export class App {
     app.guard = guard;
     // A manual clock moves no further while a heater line write is still on its way to the guard.
     if (manual && guard) manual.settleWith = () => guard.settled();
-    app.features.push(coreFeature({ simulated, tickMs: opts.tickMs }));
+    app.features.push(coreFeature({ simulated, tickMs: opts.tickMs, ...(opts.database ? {} : { dataDir: config.dataDir }) }));
     return app;
   }
 

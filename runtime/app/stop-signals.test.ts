@@ -81,6 +81,56 @@ t.test('systemctl stop (SIGTERM to the whole group) with heat on, ten times: hea
 
 t.test('SIGTERM to hearth alone with heat on: heat off, no trip, unlatched', (t) => stopsCleanly(t, 'SIGTERM', 'hearth', 3));
 
+t.test('kill -9 with heat on: the next start is latched unclean_stop until a person resets it; idle, it is not', async (t) => {
+  const b = await bench(t, 'hearth-kill9-');
+  // An OOM kill: hearth alone dies; its guard sees the socket close and cuts.
+  let hub = await b.start();
+  const heater = await heatOn(hub);
+  process.kill(hub.pid, 'SIGKILL');
+  t.equal((await groupGone(hub)).groupLeft, false, 'the guard leaves after hearth died');
+  t.same(
+    HEATERS.filter((h) => hub.energized(h)),
+    [],
+    'and has cut the wire',
+  );
+  hub = await b.start();
+  let s = await supervisorOf(hub);
+  t.equal(s.latched, true, 'the next start is latched');
+  t.equal(s.trip?.reason, 'unclean_stop');
+  t.match(s.trip?.message, new RegExp(`"${heater}" .*since \\d{4}-\\d\\d-\\d\\dT`), 'naming what was heating and since when');
+  t.equal(storedLatch(b.dir)?.reason, 'unclean_stop', 'and the latch is stored');
+  // A person at the appliance resets it.
+  await hub.call('POST', '/sim/v1/presence', { present: true });
+  const reset = await hub.call('POST', '/svc/v1/safety/reset', {});
+  t.equal(reset.status, 200, 'a person resets it');
+  t.equal((await supervisorOf(hub)).latched, false);
+
+  // A power cut mid-heat: the whole group dies at once, the guard without cutting.
+  await heatOn(hub);
+  process.kill(-hub.pid, 'SIGKILL');
+  await groupGone(hub);
+  hub = await b.start();
+  s = await supervisorOf(hub);
+  t.equal(s.trip?.reason, 'unclean_stop', 'after a power cut mid-heat the next start is latched too');
+  t.same(
+    HEATERS.filter((h) => hub.energized(h)),
+    [],
+    'with every wire off',
+  );
+  await hub.call('POST', '/sim/v1/presence', { present: true });
+  t.equal((await hub.call('POST', '/svc/v1/safety/reset', {})).status, 200);
+  t.equal((await supervisorOf(hub)).latched, false);
+
+  // Idle (no heat on): a kill -9 of the whole group is no reason to latch.
+  process.kill(-hub.pid, 'SIGKILL');
+  await groupGone(hub);
+  hub = await b.start();
+  s = await supervisorOf(hub);
+  t.equal(s.latched, false, 'a kill -9 with no heat on does not latch', { trip: s.trip });
+  process.kill(-hub.pid, 'SIGTERM');
+  t.equal((await groupGone(hub)).code, 0);
+});
+
 t.test('hearth frozen (SIGSTOP) with heat on, then resumed: status tells the wire the guard cut, and who cut first', async (t) => {
   // The guard's default lease and the loop watchdog's default threshold: this is about them.
   const { dir: root, file } = scratchFiles(t, 'hearth-sigstop-');

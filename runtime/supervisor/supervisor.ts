@@ -59,10 +59,7 @@ export interface Supervisor extends SafetySupervisor {
   attemptLimitChange(proposed: SafetyLimits, by: string): LimitChangeResult;
   /** The effective max for a heater and step, as requestHeat would use it. */
   effectiveMax(heater: string, sel: { op: string; medium?: string; recipeMaxC?: number }): EffectiveMax | null;
-  /**
-   * A control outside this loop (the heat guard) cut heat by itself: cut here too at once, and latch one `watchdog`
-   * trip naming whichever control cut first and when (first-cut.ts).
-   */
+  /** A control outside this loop (the heat guard) cut: cut here too, latch naming who cut first (first-cut.ts). */
   reportCut(cut: ReportedCut): void;
   /** Cut every heater and latch a trip made elsewhere (an unclean stop found at start-up); as cutAll. */
   latchTrip(t: Omit<SafetyTrip, 'id' | 'at'>): SafetyTrip;
@@ -308,11 +305,8 @@ class SupervisorImpl implements Supervisor {
       const l = this.leases.get(h.id);
       // A wire its holder cut is off, whatever was asked of it (the holder's report may still be unread).
       const cut = this.ctx.wire?.(h.id) === 'cut';
-      heaters[h.id] = {
-        power: cut ? 0 : h.power,
-        ...(cut ? { wire: 'cut' as const } : {}),
-        ...(l ? { leaseExpiresAt: l.expiresAt, owner: l.owner } : {}),
-      };
+      const lease = l ? { leaseExpiresAt: l.expiresAt, owner: l.owner } : {};
+      heaters[h.id] = cut ? { power: 0, wire: 'cut', ...lease } : { power: h.power, ...lease };
     }
     return { latched: this.trip !== undefined, ...(this.trip ? { trip: this.trip } : {}), heaters };
   }
