@@ -108,7 +108,7 @@ export async function startGuardedHub(o: {
 }
 
 /** Start koshari with a person present and move simulated time until a heater is on; returns its id. */
-export async function heatOn(hub: GuardedHub): Promise<string> {
+export async function heatOn(hub: Pick<GuardedHub, 'call' | 'energized'>): Promise<string> {
   const recipe = JSON.parse(readFileSync(join(repoRoot, 'examples/recipes/koshari.svc.json'), 'utf8')) as { id: string; hash: string };
   await hub.call('POST', '/sim/v1/presence', { present: true });
   const key = `guard-cook-${process.pid}-${Date.now()}`;

@@ -140,14 +140,24 @@ export class App {
             : log.info(entry, 'supervisor'),
         // A simulated rig's stall tolerance is the loop watchdog's threshold too (drivers/rig-config.ts).
         ...(rigConfig.kind === 'simulated' && rigConfig.stallToleranceMs ? { watchdogStallMs: rigConfig.stallToleranceMs } : {}),
+        // Status reads the wire as the guard holds it: a line it cut is off even before its report is read.
+        ...(guard ? { wire: (heater: string) => guard?.wire(heater) } : {}),
         ...opts.supervisor,
       });
       supervisor = s;
       // Its watchdog's thread comes up while the features start; it watches from the supervisor's start.
       s.watchdog?.prepare();
-      // The heat guard cut the lines (a late lease renewal with heat on), or died: latch, like the loop watchdog.
-      guard?.onTrip(({ lateMs, heaters }) =>
-        s.cutAll('watchdog', `the heat guard had no lease renewal for ${lateMs} ms and cut ${heaters.join(', ')}`),
+      // The heat guard cut the lines (a late lease renewal with heat on): the trip names it or the loop watchdog,
+      // whichever cut first. The guard died: latch at once.
+      guard?.onTrip(({ lateMs, heaters, cutAt }) =>
+        s.reportCut({
+          by: 'heat guard',
+          at: cutAt,
+          act: `the heat guard cut ${heaters.join(', ')}`,
+          why: `no lease renewal for ${lateMs} ms with heat on`,
+          subject: 'all',
+          hint: 'hearth was frozen, stalled or starved of CPU with heat on: check the appliance and the log, then reset.',
+        }),
       );
       guard?.onLost((why) => s.cutAll('watchdog', `${why}; hearth drove every guarded heater line off itself`));
     } catch (err) {
@@ -176,7 +186,7 @@ export class App {
     app.guard = guard;
     // A manual clock moves no further while a heater line write is still on its way to the guard.
     if (manual && guard) manual.settleWith = () => guard.settled();
-    app.features.push(coreFeature({ simulated, tickMs: opts.tickMs }));
+    app.features.push(coreFeature({ simulated, tickMs: opts.tickMs, ...(opts.database ? {} : { dataDir: config.dataDir }) }));
     return app;
   }
 
@@ -215,6 +225,8 @@ export class App {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    // First of all: from now on the guard leaving (told to, or on the same Ctrl-C) is no fault.
+    this.guard?.expectStop();
     const { ctx } = this;
     ctx.rig.allHeatOff();
     for (const f of [...this.features].reverse()) {

@@ -14,6 +14,7 @@ import { SCOPES } from '../hub/types.js';
 import { executionsMigration } from '../store/executions.js';
 import { PrincipalKeyStore, principalKeysMigration } from '../store/principal-keys.js';
 import { incidentsMigration, recallsMigration } from '../store/recalls.js';
+import { trackHeat } from '../supervisor/heat-marker.js';
 import { LatchStore, latchMigration, persistLatch } from '../supervisor/latch-store.js';
 import type { AppContext, Feature } from './context.js';
 
@@ -28,7 +29,12 @@ export const coreMigrations: Migration[] = [
   latchMigration,
 ];
 
-export function coreFeature(opts: { simulated: boolean; tickMs?: number }): Feature {
+/**
+ * `dataDir`: where the "heat is on" marker lives (runtime/supervisor/heat-marker.ts), for a store on disk; a start
+ * after an end with heat on comes back latched `unclean_stop`, and a clean stop removes the marker.
+ */
+export function coreFeature(opts: { simulated: boolean; tickMs?: number; dataDir?: string }): Feature {
+  let heat: { clear(): void } | undefined;
   return {
     name: 'core',
     async start(ctx: AppContext) {
@@ -37,6 +43,7 @@ export function coreFeature(opts: { simulated: boolean; tickMs?: number }): Feat
       // A stop latched before a restart stays latched (before the executor can start anything).
       const latch = persistLatch(new LatchStore(ctx.db), ctx.supervisor, ctx.bus);
       if (latch.restored) ctx.log.warn({ trip: latch.restored }, 'a safety stop latched before the restart is still latched');
+      if (opts.dataDir) heat = trackHeat(opts.dataDir, ctx, latch.restored);
       const now = () => ctx.clock.now();
       ctx.tokens = new TokenStore(ctx.db, Date.now);
       ctx.idempotency = new IdempotencyStore(ctx.db, { now: Date.now });
@@ -70,6 +77,8 @@ export function coreFeature(opts: { simulated: boolean; tickMs?: number }): Feat
       ctx.rig.allHeatOff();
       await ctx.executor?.close();
       await ctx.supervisor.stop();
+      // Heat is off: a clean stop, whatever started it (a signal, a failed start): nothing to latch next time.
+      heat?.clear();
     },
   };
 }

@@ -1,7 +1,9 @@
 /**
  * `hearth start`: build the app from the resolved configuration, listen, print exactly one line
  * `hearth ready http://HOST:PORT` on stdout, and on SIGTERM/SIGINT cut heat, stop and log running
- * executions, close the store and exit 0. Logs go to stderr as JSON lines.
+ * executions, close the store and exit 0. Logs go to stderr as JSON lines. A stop on a signal is a clean stop,
+ * whether the heat guard got the same signal (Ctrl-C, `systemctl stop`) or not: no trip, the next start is not
+ * latched; an end without one while heating latches `unclean_stop` at the next start (docs/safety.md).
  *
  * Start-up order: read the configuration, take the data directory's lock (a second hearth on the same data
  * directory exits 2 naming the pid, and never touches the first one's outputs), then switch every heater
@@ -9,7 +11,8 @@
  * recipes, the database), any of which may fail. Then the heat guard (runtime/guard) is started and holds the
  * heater lines from there on; the app closes it last on shutdown.
  */
-import { resolve } from 'node:path';
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { RigConfig } from '../../drivers/rig-config.js';
 import { safeOff } from '../../drivers/safe-off.js';
 import { loadRigForSafeOff, type SafeOffRigFile } from '../../drivers/safe-off-rig.js';
@@ -22,6 +25,7 @@ import { guardSpecFor, type HeatGuard, startHeatGuard } from '../guard/client.js
 import { claimWarmGuard, prewarmHeatGuard, type WarmGuard } from '../guard/warm.js';
 import { homeAssistantFeature } from '../homeassistant/feature.js';
 import { type Hub, hubFeature } from '../hub/feature.js';
+import { HEAT_MARKER_FILE } from '../supervisor/heat-marker.js';
 import { syncFeature } from '../sync/feature.js';
 import { App } from './app.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
@@ -161,8 +165,10 @@ async function startLocked(opts: CliOptions & { flows?: boolean }, config: Heart
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals) => {
       if (stopping) {
-        // A second signal while shutting down: heat is already off; leave now.
+        // A second signal while shutting down: heat is already off; leave now. Still a stop, not a death: the
+        // heat marker goes (the guard cuts on its own signal, or when this process's socket closes).
         app.ctx.rig.allHeatOff();
+        if (app.ctx.config.dataDir) rmSync(join(app.ctx.config.dataDir, HEAT_MARKER_FILE), { force: true });
         process.exit(0);
       }
       stopping = true;

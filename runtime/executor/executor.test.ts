@@ -159,6 +159,7 @@ t.test('after a restart every active execution is stopped with a log entry; noth
   t.match(log['x-hearth-events'].at(-1), { kind: 'restart', message: /was running/ });
   for (const heater of second.app.ctx.rig.heaters.values()) t.equal(heater.power, 0);
   t.equal(second.app.ctx.executor.activeId, undefined);
+  t.equal(second.app.ctx.supervisor.status().trip?.reason, 'unclean_stop', 'an end with heat on latches until a person resets it');
   await second.clock.advanceAsync(10_000);
   t.equal(second.app.ctx.executor.status(s.id)?.state, 'stopped', 'it stays stopped');
 });
@@ -179,4 +180,5 @@ t.test('shutting down stops and logs the running execution, heat off', async (t)
   t.match(log['x-hearth-events'], [{ kind: 'shutdown', message: 'the device is shutting down' }]);
   t.same(log.humanInterventions, [], 'a shutdown is not a person stopping it');
   t.equal(log['x-hearth-events'].length, 1, 'stopped at shutdown, not found active at the restart');
+  t.notOk(again.app.ctx.supervisor.status().latched, 'a clean stop with heat on latches nothing');
 });

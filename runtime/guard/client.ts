@@ -3,6 +3,12 @@
  * and hand the rig one output line per guarded heater whose writes go to the guard. When the guard reports a
  * cut (`T`), `onTrip` runs (the app latches a safety stop) and the trip is acknowledged. When the guard dies,
  * hearth drives the lines off itself through their value files and `onLost` runs (the app latches).
+ *
+ * Stopping is not dying (docs/safety.md, "Stopping, dying and the latch"): once hearth's own stop has begun
+ * (`expectStop`, the first thing the app's stop does) the guard leaving is expected. A guard that says it got a
+ * stop signal (`S`) before its socket closes was most likely signalled with hearth (Ctrl-C reaches the whole
+ * process group, `systemctl stop` the whole cgroup), and hearth's own signal may be handled a moment later: the
+ * lines are driven off at once, and `onLost` runs only if hearth's stop has not begun within `STOP_GRACE_MS`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -21,7 +27,15 @@ import { guardArgv, type WarmGuard } from './warm.js';
 export interface GuardTrip {
   lateMs: number;
   heaters: string[];
+  /** When the guard cut (epoch ms, real time). */
+  cutAt: number;
 }
+
+/** How a guarded heater's line stands: as hearth set it, or `cut` (set on, read off: the guard cut it). */
+export type WireState = 'on' | 'off' | 'cut';
+
+/** How long a guard that left on a stop signal waits for hearth's own stop before it counts as lost (real ms). */
+export const STOP_GRACE_MS = 2000;
 
 export interface HeatGuard {
   readonly pid: number;
@@ -30,6 +44,13 @@ export interface HeatGuard {
   line(heater: string): GpioOutputLine;
   /** The wire level a heater's line carries now (read from its value file). */
   level(heater: string): WireLevel | undefined;
+  /**
+   * How a heater's line stands now: `cut` when hearth set it on and the guard acknowledged, yet the wire reads
+   * off (the guard cut it, and its report may not have been read yet), else whether the wire energizes the load.
+   */
+  wire(heater: string): WireState | undefined;
+  /** Hearth's stop has begun: the guard leaving from now on is no fault. */
+  expectStop(): void;
   /** Where a heater's value file lives and the level for off (for the loop watchdog's worker). */
   target(heater: string): { valuePath: string; offValue: '0' | '1' } | undefined;
   onTrip(fn: (t: GuardTrip) => void): void;
@@ -95,7 +116,13 @@ class GuardClient implements HeatGuard {
   private lostFns: Array<(why: string) => void> = [];
   private closing = false;
   private lost = false;
-  /** Line writes sent and not yet acknowledged (`K`), and who waits for them. */
+  /** The stop signal the guard said it got (`S`), if it did. */
+  private signalled?: string;
+  /** Per heater: the level hearth last asked for, and the last the guard acknowledged (`K`) as on the wire. */
+  private readonly asked = new Map<string, boolean>();
+  private readonly acked = new Map<string, boolean>();
+  /** Line writes sent and not yet acknowledged (`K`, in order), and who waits for them. */
+  private readonly inFlight: Array<[string, boolean]> = [];
   private unacked = 0;
   private waiters: Array<() => void> = [];
   private readonly renew: NodeJS.Timeout;
@@ -146,11 +173,15 @@ class GuardClient implements HeatGuard {
   private onLine(line: string): void {
     const [cmd, a, b] = line.trim().split(' ');
     if (cmd === 'T') {
-      const trip = { lateMs: Number(a), heaters: (b ?? '').split(',').filter(Boolean) };
+      const cutAt = Number(line.trim().split(' ')[3]);
+      const trip = { lateMs: Number(a), heaters: (b ?? '').split(',').filter(Boolean), cutAt: Number.isFinite(cutAt) ? cutAt : Date.now() };
       for (const fn of this.tripFns) fn(trip);
       this.send('A');
     } else if (cmd === 'X') this.log(`the heat guard refused to switch "${a}" on: ${b}`);
+    else if (cmd === 'S') this.signalled = a;
     else if (cmd === 'K') {
+      const done = this.inFlight.shift();
+      if (done) this.acked.set(done[0], done[1]);
       this.unacked = Math.max(0, this.unacked - 1);
       if (this.unacked === 0) this.wake();
     }
@@ -178,14 +209,28 @@ class GuardClient implements HeatGuard {
     });
   }
 
-  /** The guard is gone while hearth runs: drive the lines off through their value files, then report. */
+  /**
+   * The guard is gone: drive the lines off through their value files, then report it, unless hearth is stopping
+   * (or, when the guard left on a stop signal, begins to within STOP_GRACE_MS).
+   */
   private guardLost(why: string): void {
     if (this.lost) return;
     this.lost = true;
     clearInterval(this.renew);
     this.unacked = 0;
+    this.inFlight.length = 0;
     this.wake();
     if (this.closing) return;
+    this.allLinesOff();
+    const report = () => {
+      if (this.closing) return;
+      for (const fn of this.lostFns) fn(this.signalled ? `the heat guard stopped on ${this.signalled} while hearth kept running` : why);
+    };
+    if (this.signalled) setTimeout(report, STOP_GRACE_MS).unref();
+    else report();
+  }
+
+  private allLinesOff(): void {
     for (const l of this.lines.values()) {
       try {
         prepareLineOff(this.spec.root, l.line, l.activeLow, this.spec.simulated);
@@ -193,14 +238,19 @@ class GuardClient implements HeatGuard {
         this.log(`cannot switch heater "${l.heater}" off after the guard died: ${(err as Error).message}`);
       }
     }
-    for (const fn of this.lostFns) fn(why);
+  }
+
+  expectStop(): void {
+    this.closing = true;
   }
 
   line(heater: string): GpioOutputLine {
     const l = this.lines.get(heater);
     if (!l) throw new Error(`the heat guard holds no line for heater "${heater}"`);
     const write = (active: boolean) => {
+      this.asked.set(heater, active);
       if (this.send(`W ${heater} ${active ? 1 : 0}`)) {
+        this.inFlight.push([heater, active]);
         this.unacked++;
         return;
       }
@@ -213,6 +263,15 @@ class GuardClient implements HeatGuard {
   level(heater: string): WireLevel | undefined {
     const l = this.lines.get(heater);
     return l ? readWire(this.spec.root, l.line) : undefined;
+  }
+
+  wire(heater: string): WireState | undefined {
+    const l = this.lines.get(heater);
+    const level = this.level(heater);
+    if (!l || level === undefined) return undefined;
+    const energized = level !== offLevel(l.activeLow);
+    if (!energized && this.asked.get(heater) === true && this.acked.get(heater) === true) return 'cut';
+    return energized ? 'on' : 'off';
   }
 
   target(heater: string): { valuePath: string; offValue: '0' | '1' } | undefined {

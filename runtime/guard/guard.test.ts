@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { readWire } from '../../drivers/buses/pin-file.js';
-import { startHeatGuard } from './client.js';
+import { STOP_GRACE_MS, startHeatGuard } from './client.js';
 import type { GuardSpec } from './spec.js';
 import { guardArgv, prewarmHeatGuard } from './warm.js';
 
@@ -98,7 +98,7 @@ t.test('lines start off; a late renewal with heat on cuts, is reported, and hold
   t.equal(readWire(spec.root, 27), 1, 'active-low line cut to HIGH');
   t.match(
     g.heard.find((l) => l.startsWith('T ')),
-    /^T \d+ (fryer,pot|pot,fryer)$/,
+    /^T \d+ (fryer,pot|pot,fryer) \d+$/,
   );
 
   g.send('W fryer 1');
@@ -155,6 +155,72 @@ t.test('SIGTERM to the guard with heat on: it cuts before it exits', async (t) =
   g.child.kill('SIGTERM');
   t.equal(await g.exited, 0);
   t.equal(readWire(spec.root, 17), 0, 'line off');
+});
+
+t.test('a stop signal to the guard: it cuts, then says which signal (S) before its socket closes', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const spec = specIn(dir, { leaseMs: 60_000 });
+  const g = await startGuard(spec);
+  t.teardown(() => g.child.kill('SIGKILL'));
+  g.send('W pot 1');
+  t.ok(await until(() => readWire(spec.root, 27) === 0), 'active-low load energized');
+  const closed = new Promise<string[]>((resolve) => g.sock.once('close', () => resolve([...g.heard])));
+  g.child.kill('SIGINT');
+  t.equal(await g.exited, 0);
+  t.equal(readWire(spec.root, 27), 1, 'line off (HIGH)');
+  t.equal((await closed).at(-1), 'S SIGINT', 'the last thing hearth hears is the signal');
+});
+
+t.test('hearth side: a guard gone on a stop signal is no fault once hearth stops too; alone, it is', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // With hearth: the guard's signal is handled first, hearth's own stop begins a moment later (as with Ctrl-C).
+  const withHearth = await startHeatGuard(specIn(dir, { leaseMs: 60_000 }), { log: () => {} });
+  const lost: string[] = [];
+  withHearth.onLost((why) => lost.push(why));
+  withHearth.line('fryer').write(true);
+  t.ok(await until(() => withHearth.level('fryer') === 1));
+  process.kill(withHearth.pid, 'SIGINT');
+  t.ok(await until(() => withHearth.level('fryer') === 0), 'the wire is off at once');
+  await sleep(50);
+  withHearth.expectStop();
+  await withHearth.close();
+  await sleep(STOP_GRACE_MS + 200);
+  t.same(lost, [], 'nothing is reported lost');
+
+  // Alone: hearth runs on without its guard, which is reported (the app latches) once the grace has passed.
+  const alone = await startHeatGuard(specIn(dir, { leaseMs: 60_000, socket: join(dir, 'g2.sock') }), { log: () => {} });
+  alone.onLost((why) => lost.push(why));
+  alone.line('fryer').write(true);
+  t.ok(await until(() => alone.level('fryer') === 1));
+  process.kill(alone.pid, 'SIGTERM');
+  t.ok(await until(() => lost.length > 0, STOP_GRACE_MS * 10), 'reported lost');
+  t.match(lost[0], /the heat guard stopped on SIGTERM while hearth kept running/);
+  t.equal(alone.level('fryer'), 0, 'with the wire off');
+  await alone.close();
+});
+
+t.test('hearth side: a wire the guard cut reads `cut` before its report is read', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const guard = await startHeatGuard(specIn(dir), { log: () => {} });
+  t.teardown(() => guard.close());
+  const trips: number[] = [];
+  guard.onTrip((tr) => trips.push(tr.cutAt));
+  guard.line('pot').write(true);
+  await guard.settled();
+  t.equal(guard.wire('pot'), 'on', 'on, acknowledged');
+  t.equal(guard.wire('fryer'), 'off');
+  // This loop blocks past the lease: no renewal goes out, the guard cuts, and its report waits on the socket.
+  const end = Date.now() + 30_000;
+  while (guard.level('pot') === 0 && Date.now() < end) {
+    // busy: nothing of this process runs
+  }
+  t.equal(guard.wire('pot'), 'cut', 'the wire reads cut while the report is still unread');
+  t.same(trips, [], '(it is)');
+  t.ok(await until(() => trips.length > 0), 'then the report arrives');
+  t.ok((trips[0] as number) > Date.now() - 60_000, 'with the time of the cut');
 });
 
 t.test('the hardware watchdog is fed only while leases are healthy, and disarmed after a clean cut', async (t) => {

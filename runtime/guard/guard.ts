@@ -4,7 +4,8 @@
  * renewal is late with heat on (hearth frozen by SIGSTOP, swapped out, its loop blocked), it drives every line
  * to its physical off level (drivers/buses/output-level.ts) and tells hearth, which latches a safety stop.
  * When hearth is gone (kill -9, crash, OOM kill) its socket closes: the guard cuts and exits. When the guard
- * itself is told to stop (SIGTERM, SIGINT, SIGHUP) or fails, it cuts before it exits. It feeds the hardware
+ * itself is told to stop (SIGTERM, SIGINT, SIGHUP) it cuts, tells hearth which signal (`S`), and exits; when it
+ * fails, it cuts before it exits. It feeds the hardware
  * watchdog, when one is configured, only while leases are healthy.
  *
  * Deliberately tiny: node built-ins, the off-level authority and the pin files, nothing else, so it starts fast
@@ -63,8 +64,8 @@ export function runGuard(spec: GuardSpec, io: GuardIo): void {
     watchdogFd = -1;
   };
 
-  /** Leave: cut first when asked (`cut`), then exit. */
-  const leave = (code: number, why: string, cut: boolean) => {
+  /** Leave: cut first when asked (`cut`), tell hearth `say` (a line) when given, then exit. */
+  const leave = (code: number, why: string, cut: boolean, say?: string) => {
     if (leaving) return;
     leaving = true;
     const off = cut ? allOff() : false;
@@ -74,7 +75,9 @@ export function runGuard(spec: GuardSpec, io: GuardIo): void {
       io.log(
         `${why}; ${cut ? (off ? 'every heater line off' : 'A HEATER LINE DID NOT READ BACK OFF') : 'lines left as they are'}; exiting`,
       );
-    client?.destroy();
+    // The line goes out before the socket closes (a unix socket write is done at once, and end() flushes).
+    if (say && client && !client.destroyed) client.end(say);
+    else client?.destroy();
     server.close();
     try {
       unlinkSync(spec.socket);
@@ -95,10 +98,12 @@ export function runGuard(spec: GuardSpec, io: GuardIo): void {
     if (on.length === 0 || tripped) return;
     // The mutation run's "heat-guard-lease" mutant: a late renewal cuts nothing.
     if (!controlActive('heat-guard-lease')) return;
+    const cutAt = now();
     allOff();
     tripped = true;
     io.log(`no lease renewal for ${Math.round(lateMs)} ms with heat on: cut ${on.join(', ')}`);
-    client?.write(`T ${Math.round(lateMs)} ${on.join(',')}\n`);
+    // When it cut (epoch ms): hearth names whichever control cut first (docs/safety.md).
+    client?.write(`T ${Math.round(lateMs)} ${on.join(',')} ${Math.round(cutAt)}\n`);
   };
 
   const onLine = (line: string) => {
@@ -172,7 +177,10 @@ export function runGuard(spec: GuardSpec, io: GuardIo): void {
       }
     }, spec.watchdogFeedMs);
 
-  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => leave(0, `guard got ${sig}`, true));
+  // A stop signal (Ctrl-C reaches the whole process group, `systemctl stop` the whole cgroup, hearth included):
+  // cut at once, then tell hearth it was a signal (`S`), not a death, before the socket closes. Hearth, stopping
+  // on the same signal, records no trip; a guard stopped while hearth runs on is a fault there (client.ts).
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => leave(0, `guard got ${sig}`, true, `S ${sig}\n`));
   process.on('uncaughtException', (err) => leave(1, `guard failed: ${err.message}`, true));
 
   if (existsSync(spec.socket)) unlinkSync(spec.socket);

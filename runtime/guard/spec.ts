@@ -2,8 +2,9 @@
  * What `hearth start` tells the heat guard (runtime/guard/guard.ts) at spawn, and the line protocol between
  * them over the guard's unix socket. Main → guard: `R` (renew the lease), `W <heater> <0|1>` (drive a heater's
  * line; also renews), `A` (a trip was heard and latched), `Q` (shut down: every line off, exit). Guard →
- * main: `T <lateMs> <heater,…>` (a renewal was late with heat on: those lines were cut) and `X <heater> <why>`
- * (a write refused). Lines end with `\n`.
+ * main: `T <lateMs> <heater,…> <cutAt>` (a renewal was late with heat on: those lines were cut at `cutAt`, epoch
+ * ms), `K <heater>` (a write is on the wire), `X <heater> <why>` (a write refused) and `S <signal>` (the guard got a
+ * stop signal and cut every line; it closes the socket next). Lines end with `\n`.
  */
 
 export interface GuardLine {

@@ -23,12 +23,18 @@ export function registerSimRoutes(ctx: AppContext): void {
   const sim = ctx.rig.sim;
   if (!sim) return;
   const { http } = ctx;
-  const state = () => ({
-    ...sim.snapshot(),
-    clock: { now: new Date(ctx.clock.now()).toISOString(), manual: ctx.manualClock !== undefined },
-    supervisor: ctx.supervisor.status(),
-    activeExecution: ctx.executor.activeId ?? null,
-  });
+  const state = () => {
+    const supervisor = ctx.supervisor.status();
+    const snapshot = sim.snapshot();
+    // A wire the heat guard cut heats nothing, whatever was last asked of it (its report may still be unread).
+    for (const [id, h] of Object.entries(supervisor.heaters)) if (h.wire === 'cut' && id in snapshot.heaters) snapshot.heaters[id] = 0;
+    return {
+      ...snapshot,
+      clock: { now: new Date(ctx.clock.now()).toISOString(), manual: ctx.manualClock !== undefined },
+      supervisor,
+      activeExecution: ctx.executor.activeId ?? null,
+    };
+  };
   let advancing: Promise<void> = Promise.resolve();
   const opt = { config: { idempotency: 'optional' as const }, onSend: endWithNewline };
 

@@ -6,17 +6,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock, HeaterOutput, Rig } from '../../drivers/types.js';
-import { hasWatchdogTargets } from '../../drivers/watchdog-targets.js';
 import { controlActive } from '../../safety/controls.js';
 import type { DetectorTrip } from '../../safety/detectors/types.js';
 import type { SafetyLimits } from '../../safety/types.js';
 import type { EventBus } from '../events/bus.js';
 import { CHECK_DEFAULTS, type CheckParams, type HeaterView, SampleChecks } from './checks.js';
 import { type EffectiveMax, effectiveMaxFor } from './effective-limits.js';
+import { FirstCut, type ReportedCut } from './first-cut.js';
 import { reviewLimitChange } from './limit-change.js';
 import { emitTelemetry, readSensors } from './sampling.js';
 import type { HeatGrant, HeatRequest, SafetySupervisor, SafetyTrip, StopOrigin, SupervisorStatus, TripReason } from './types.js';
-import { createWatchdog, type Watchdog } from './watchdog.js';
+import { loopWatchdog, type Watchdog } from './watchdog.js';
 
 export interface SupervisorContext {
   rig: Rig;
@@ -33,6 +33,8 @@ export interface SupervisorContext {
   checks?: Partial<CheckParams>;
   /** Watchdog: real-time stall threshold in ms (default 200), or false on rigs without reachable outputs. */
   watchdogStallMs?: number;
+  /** How a heater's wire stands as its holder (the heat guard) reports it: `cut` makes status say it is off. */
+  wire?: (heater: string) => 'on' | 'off' | 'cut' | undefined;
 }
 
 interface Lease {
@@ -57,6 +59,10 @@ export interface Supervisor extends SafetySupervisor {
   attemptLimitChange(proposed: SafetyLimits, by: string): LimitChangeResult;
   /** The effective max for a heater and step, as requestHeat would use it. */
   effectiveMax(heater: string, sel: { op: string; medium?: string; recipeMaxC?: number }): EffectiveMax | null;
+  /** A control outside this loop (the heat guard) cut: cut here too, latch naming who cut first (first-cut.ts). */
+  reportCut(cut: ReportedCut): void;
+  /** Cut every heater and latch a trip made elsewhere (an unclean stop found at start-up); as cutAll. */
+  latchTrip(t: Omit<SafetyTrip, 'id' | 'at'>): SafetyTrip;
   readonly watchdog?: Watchdog;
 }
 
@@ -78,30 +84,17 @@ class SupervisorImpl implements Supervisor {
   private unwatchEstop?: () => void;
   private estopPressed = false;
   readonly watchdog?: Watchdog;
+  private readonly cuts = new FirstCut(
+    (t) => this.latch({ reason: 'watchdog', ...t, action: 'stop_all' }),
+    () => this.watchdog?.poll(),
+  );
 
   constructor(private readonly ctx: SupervisorContext) {
     this.sampleMs = ctx.sampleMs ?? 250;
     this.leaseMs = ctx.leaseMs ?? 3000;
     this.limitSets = [...ctx.limits];
     this.checks = new SampleChecks(ctx.rig.sensors, { ...CHECK_DEFAULTS, ...ctx.checks }, ctx.clock.now());
-    const rig = ctx.rig;
-    if (hasWatchdogTargets(rig)) {
-      this.watchdog = createWatchdog({
-        targets: controlActive('loop-watchdog') ? rig.watchdogTargets() : [],
-        // 700 ms: a 2 s block is still cut inside the 1 s bound, while the 400-440 ms pauses a 2-core board shows
-        // with every core busy (the soak bench) no longer trip it; the heat guard's 600 ms lease covers a frozen
-        // or dead process (docs/safety.md).
-        stallMs: ctx.watchdogStallMs ?? 700,
-        onFired: ({ stallMs }) =>
-          this.latch({
-            reason: 'watchdog',
-            subject: 'event-loop',
-            message: `the control loop stalled for ${Math.round(stallMs)} ms; the watchdog forced every heater off`,
-            hint: 'Something blocked the device process (overload, a hung disk, a bug): check the log, then reset.',
-            action: 'stop_all',
-          }),
-      });
-    }
+    this.watchdog = loopWatchdog(ctx.rig, ctx.watchdogStallMs, (cut) => this.reportCut(cut));
   }
 
   private log(entry: Record<string, unknown>): void {
@@ -201,8 +194,16 @@ class SupervisorImpl implements Supervisor {
     });
   }
 
-  /** Cut every heater synchronously, then latch and report. The first trip wins; later ones only cut again. */
-  private latch(t: Omit<SafetyTrip, 'id' | 'at'> | (DetectorTrip & { action?: string })): SafetyTrip {
+  reportCut(cut: ReportedCut): void {
+    this.cutEverything();
+    this.cuts.report(cut);
+  }
+
+  latchTrip(t: Omit<SafetyTrip, 'id' | 'at'>): SafetyTrip {
+    return this.latch(t);
+  }
+
+  private cutEverything(): void {
     try {
       this.ctx.rig.allHeatOff();
     } catch {
@@ -215,6 +216,11 @@ class SupervisorImpl implements Supervisor {
       }
     }
     this.leases.clear();
+  }
+
+  /** Cut every heater synchronously, then latch and report. The first trip wins; later ones only cut again. */
+  private latch(t: Omit<SafetyTrip, 'id' | 'at'> | (DetectorTrip & { action?: string })): SafetyTrip {
+    this.cutEverything();
     if (this.trip) return this.trip;
     const trip: SafetyTrip = {
       id: randomUUID(),
@@ -297,7 +303,10 @@ class SupervisorImpl implements Supervisor {
     const heaters: SupervisorStatus['heaters'] = {};
     for (const h of this.ctx.rig.heaters.values()) {
       const l = this.leases.get(h.id);
-      heaters[h.id] = { power: h.power, ...(l ? { leaseExpiresAt: l.expiresAt, owner: l.owner } : {}) };
+      // A wire its holder cut is off, whatever was asked of it (the holder's report may still be unread).
+      const cut = this.ctx.wire?.(h.id) === 'cut';
+      const lease = l ? { leaseExpiresAt: l.expiresAt, owner: l.owner } : {};
+      heaters[h.id] = cut ? { power: 0, wire: 'cut', ...lease } : { power: h.power, ...lease };
     }
     return { latched: this.trip !== undefined, ...(this.trip ? { trip: this.trip } : {}), heaters };
   }

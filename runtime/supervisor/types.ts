@@ -32,7 +32,7 @@ export interface HeatGrant {
 }
 
 /** What the detectors report (safety/detectors), and what the supervisor itself trips on. */
-export type TripReason = DetectorReason | 'watchdog' | 'estop' | 'limit_raise_attempt';
+export type TripReason = DetectorReason | 'watchdog' | 'estop' | 'limit_raise_attempt' | 'unclean_stop';
 
 export interface SafetyTrip {
   id: string;
@@ -62,7 +62,8 @@ export interface StopOrigin {
 export interface SupervisorStatus {
   latched: boolean;
   trip?: SafetyTrip;
-  heaters: Record<string, { power: number; leaseExpiresAt?: number; owner?: string }>;
+  /** `wire: 'cut'`: the heat guard cut the heater's wire (power then says 0, whatever was asked). */
+  heaters: Record<string, { power: number; wire?: 'cut'; leaseExpiresAt?: number; owner?: string }>;
 }
 
 export interface SafetySupervisor {

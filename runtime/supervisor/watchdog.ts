@@ -9,7 +9,10 @@
  * a `watchdog` trip. Outputs the worker cannot reach (a serial appliance) rely on the appliance's own timeout.
  */
 import { Worker } from 'node:worker_threads';
-import type { WatchdogTarget } from '../../drivers/watchdog-targets.js';
+import type { Rig } from '../../drivers/types.js';
+import { hasWatchdogTargets, type WatchdogTarget } from '../../drivers/watchdog-targets.js';
+import { controlActive } from '../../safety/controls.js';
+import type { ReportedCut } from './first-cut.js';
 
 /** Control block layout (Int32 slots, then Float64 slots). */
 const HEARTBEAT = 0;
@@ -95,6 +98,8 @@ export interface Watchdog {
   /** Watch from now on: the worker is online and the heartbeat runs when this resolves. */
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** Report a stall the worker has cut now (onFired), rather than at the next heartbeat. */
+  poll(): void;
   /** When the worker last switched an output off (epoch ms with fraction), or 0; a stall that found
    *  everything already off records nothing. Benchmarks and HIL scenarios read it. */
   lastOffAt(): number;
@@ -169,6 +174,31 @@ export function createWatchdog(o: WatchdogOptions): Watchdog {
       worker = undefined;
       if (w) await w.terminate();
     },
+    poll: check,
     lastOffAt: () => f64[F64_OFF_AT] as number,
   };
+}
+
+/**
+ * The supervisor's loop watchdog over a rig's outputs (none when the rig has no reachable outputs); a stall it cut
+ * is reported as a cut, so the trip names it or the heat guard, whichever cut first (first-cut.ts).
+ */
+export function loopWatchdog(rig: Rig, stallMs: number | undefined, report: (cut: ReportedCut) => void): Watchdog | undefined {
+  if (!hasWatchdogTargets(rig)) return undefined;
+  return createWatchdog({
+    targets: controlActive('loop-watchdog') ? rig.watchdogTargets() : [],
+    // 700 ms: a 2 s block is still cut inside the 1 s bound, while the 400-440 ms pauses a 2-core board shows
+    // with every core busy (the soak bench) no longer trip it; the heat guard's 600 ms lease covers a frozen
+    // or dead process (docs/safety.md).
+    stallMs: stallMs ?? 700,
+    onFired: ({ stallMs: stalled, offAt }) =>
+      report({
+        by: 'loop watchdog',
+        at: offAt > 0 ? offAt : Date.now(),
+        act: 'the loop watchdog forced every heater off',
+        why: `the control loop stalled for ${Math.round(stalled)} ms`,
+        subject: 'event-loop',
+        hint: 'Something blocked the device process (overload, a hung disk, a bug): check the log, then reset.',
+      }),
+  });
 }
