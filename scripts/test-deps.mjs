@@ -21,6 +21,9 @@ const needs = [
   { bin: 'paho', pkg: 'python3-paho-mqtt', found: () => hasPaho() },
   // line-buffered output of mosquitto_sub in the interop tests
   { bin: 'stdbuf', pkg: 'coreutils' },
+  // node-gyp's compilers: scripts/test-node24.mjs builds the native addons again for Node 24
+  { bin: 'g++', pkg: 'g++' },
+  { bin: 'make', pkg: 'make' },
   // Debian keeps initdb and pg_ctl in /usr/lib/postgresql/<major>/bin, off PATH (test-support/postgres.ts)
   { bin: 'initdb', pkg: 'postgresql', found: () => debianPostgres() },
 ];
