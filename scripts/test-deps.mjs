@@ -23,6 +23,9 @@ const needs = [
   { bin: 'stdbuf', pkg: 'coreutils' },
   // an XML Schema validator: the JUnit XML of `hearth hil --junit` against the Jenkins/Ant schema (runtime/hil/junit.test.ts)
   { bin: 'xmllint', pkg: 'libxml2-utils' },
+  // node-gyp's compilers: scripts/test-node24.mjs builds the native addons again for Node 24
+  { bin: 'g++', pkg: 'g++' },
+  { bin: 'make', pkg: 'make' },
   // Debian keeps initdb and pg_ctl in /usr/lib/postgresql/<major>/bin, off PATH (test-support/postgres.ts)
   { bin: 'initdb', pkg: 'postgresql', found: () => debianPostgres() },
 ];

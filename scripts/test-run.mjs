@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Runs the test suite: `npm test`, `npm run test:fast` and `npm run test:coverage` all come here.
 //
-//   node scripts/test-run.mjs [--fast] [--list] [--groups=N] [tap options...]
+//   node scripts/test-run.mjs [--fast] [--list] [--groups=N] [--node24] [tap options...]
+//
+// --node24 (`npm test`): once this suite has passed, the fast suite runs again on Node 24 (scripts/test-node24.mjs).
 //
 // Most test files share a process. A test process costs about half a second of CPU before its first assertion
 // (Node, tap and its plugins, the TypeScript loader), and files of one area import much the same modules. So the
@@ -187,7 +189,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const fast = args.includes('--fast');
   const list = args.includes('--list');
   const count = Number(/^--groups=(\d+)$/.exec(args.find((a) => a.startsWith('--groups=')) ?? '')?.[1] ?? DEFAULT_GROUPS);
-  const tapArgs = args.filter((a) => a !== '--fast' && a !== '--list' && !a.startsWith('--groups='));
+  const node24 = args.includes('--node24');
+  const tapArgs = args.filter((a) => a !== '--fast' && a !== '--list' && a !== '--node24' && !a.startsWith('--groups='));
   // Files named on the command line (`npm test -- path/x.test.ts`): tap runs just those, as it would alone.
   if (tapArgs.some((a) => !a.startsWith('-') && existsSync(join(root, a)))) {
     const r = spawnSync(join(root, 'node_modules/.bin/tap'), tapArgs, { cwd: root, stdio: 'inherit' });
@@ -213,5 +216,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const warm = spawnSync(process.execPath, [join(root, 'test-support/ts-loader/warm.mjs')], { cwd: root, stdio: 'inherit' });
   if (warm.status !== 0) process.exit(warm.status ?? 1);
   const r = spawnSync(join(root, 'node_modules/.bin/tap'), [...tapArgs, ...files], { cwd: root, stdio: 'inherit' });
-  process.exit(r.status ?? 1);
+  if (r.status !== 0 || !node24) process.exit(r.status ?? 1);
+  const again = tapArgs.filter((a) => a !== '--disable-coverage');
+  const r24 = spawnSync(process.execPath, [join(root, 'scripts/test-node24.mjs'), ...again], { cwd: root, stdio: 'inherit' });
+  process.exit(r24.status ?? 1);
 }
