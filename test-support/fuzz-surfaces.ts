@@ -9,9 +9,10 @@ import mqtt from 'mqtt';
 import WebSocket from 'ws';
 import { ROWS } from '../runtime/hub/testing/scope-table.js';
 import { authHeader, body, CONTENT_TYPES, FIELDS, fillPath, JUNK_PATHS, METHODS, type Pick, rawRequest, topic } from './fuzz-cases.js';
+import { internalErrors, mcpMessage, mcpVersionHeader } from './fuzz-mcp.js';
 import type { FullHub } from './hub-app.js';
 
-export const SURFACES = ['rest', 'raw', 'mcp', 'sse', 'websocket', 'mqtt', 'pairing', 'webhooks', 'scope', 'stop'] as const;
+export const SURFACES = ['rest', 'raw', 'mcp', 'indexmcp', 'sse', 'websocket', 'mqtt', 'pairing', 'webhooks', 'scope', 'stop'] as const;
 export type Surface = (typeof SURFACES)[number];
 
 export interface Tally {
@@ -21,9 +22,12 @@ export interface Tally {
   server5xx: number;
   notProblem: number;
   hangs: number;
+  /** MCP answers that were JSON-RPC -32603 (internal error): client input that reached a fault of ours. */
+  internal: number;
 }
 
 export const HANG_MS = 5000;
+const MCP_ACCEPT = 'application/json, text/event-stream';
 
 /** What every operation needs: the seeded source, the hub, the tokens to try, the tallies and the failure list. */
 export interface FuzzContext {
@@ -31,6 +35,8 @@ export interface FuzzContext {
   h: FullHub;
   tokens: readonly string[];
   kitchen: string;
+  /** The index server's base URL (its /v1/mcp is the `indexmcp` surface). */
+  indexUrl: string;
   bySurface: Record<Surface, Tally>;
   fail: (s: Surface, what: string) => void;
 }
@@ -56,16 +62,21 @@ export async function bounded<T>(fn: (signal: AbortSignal) => Promise<T>): Promi
 
 /** One operation per surface; each sends one hostile call and tallies what came back. */
 export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void>> {
-  const { p, h, tokens, kitchen, bySurface, fail } = c;
+  const { p, h, tokens, kitchen, indexUrl, bySurface, fail } = c;
   const host = new URL(h.url).host;
   /** Check one HTTP answer. */
-  const judge = async (s: Surface, label: string, res: Response | 'hang', mcp = false) => {
+  const judge = async (s: Surface, label: string, res: Response | 'hang', mcp = false, base = h.url) => {
     const t = bySurface[s];
     if (res === 'hang') {
       t.hangs++;
       return fail(s, `${label}: no answer within ${HANG_MS} ms`);
     }
     const text = await res.text().catch(() => '');
+    const internal = mcp ? internalErrors(text) : 0;
+    if (internal > 0) {
+      t.internal += internal;
+      fail(s, `${label}: JSON-RPC -32603 ${text.slice(0, 200)}`);
+    }
     if (res.status >= 500) {
       t.server5xx++;
       return fail(s, `${label}: ${res.status} ${text.slice(0, 200)}`);
@@ -83,7 +94,7 @@ export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void
     const problem =
       /^application\/problem\+json/.test(ct) &&
       typeof doc.type === 'string' &&
-      doc.type.startsWith(`${h.url}/errors/`) &&
+      doc.type.startsWith(`${base}/errors/`) &&
       doc.status === res.status;
     const jsonRpc = mcp && typeof doc.jsonrpc === 'string' && typeof doc.error === 'object';
     if (!problem && !jsonRpc && !(res.status === 405 && ct === '' && text === '') && !(label.startsWith('HEAD') && text === '')) {
@@ -92,13 +103,21 @@ export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void
     }
   };
 
-  const http = (s: Surface, method: string, path: string, headers: Record<string, string | undefined>, payload?: string, mcp = false) =>
+  const http = (
+    s: Surface,
+    method: string,
+    path: string,
+    headers: Record<string, string | undefined>,
+    payload?: string,
+    mcp = false,
+    base = h.url,
+  ) =>
     (async () => {
       bySurface[s].sent++;
       const clean: Record<string, string> = {};
       for (const [k, v] of Object.entries(headers)) if (v !== undefined) clean[k] = v;
       const res = await bounded((signal) =>
-        fetch(`${h.url}${path}`, {
+        fetch(`${base}${path}`, {
           method,
           headers: clean,
           signal,
@@ -116,7 +135,7 @@ export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void
         fail(s, `${method} ${path.slice(0, 80)}: client error ${err.message}`);
         return undefined;
       });
-      if (res) await judge(s, `${method} ${path.slice(0, 80)}`, res, mcp);
+      if (res) await judge(s, `${method} ${path.slice(0, 80)}`, res, mcp, base);
     })();
 
   return {
@@ -170,39 +189,35 @@ export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void
         }
       } else bySurface.raw.ok++;
     },
-    mcp: () => {
-      const tool = p.one(['search_recipes', 'get_recipe', 'emergency_stop', 'get_inventory', 'set_mode', 'nope', 'create_session']);
-      const msg = p.one([
-        { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
-        {
-          jsonrpc: '2.0',
-          id: 2,
-          method: 'tools/call',
-          params: { name: tool, arguments: toolArgs(p) },
-        },
-        {
-          jsonrpc: '2.0',
-          id: 4,
-          method: 'resources/read',
-          params: { uri: p.one(['svc://inventory', 'svc://recipe/x', 'file:///etc/passwd']) },
-        },
-        { jsonrpc: '1.0', id: 5, method: 'x' },
-        [{ jsonrpc: '2.0', id: 6, method: 'tools/list' }],
-      ]);
-      return http(
+    // Mostly well-formed HTTP (JSON, the Accept MCP wants), so the JSON-RPC inside reaches the SDK and its handlers.
+    mcp: () =>
+      http(
         'mcp',
-        p.one(['POST', 'POST', 'POST', 'GET', 'DELETE', 'PUT']),
+        p.one(['POST', 'POST', 'POST', 'POST', 'GET', 'DELETE', 'PUT']),
         '/svc/v1/mcp',
         {
-          authorization: authHeader(p, tokens),
-          'content-type': p.one(CONTENT_TYPES),
-          accept: p.one(['application/json, text/event-stream', 'application/json', undefined]),
-          'mcp-protocol-version': p.one(['2025-06-18', '2026-07-28', 'bogus', undefined]),
+          authorization: p.chance(0.6) ? `Bearer ${p.one(tokens)}` : authHeader(p, tokens),
+          'content-type': p.chance(0.7) ? 'application/json' : p.one(CONTENT_TYPES),
+          accept: p.chance(0.7) ? MCP_ACCEPT : p.one(['application/json', undefined]),
+          'mcp-protocol-version': mcpVersionHeader(p),
         },
-        p.chance(0.8) ? JSON.stringify(msg) : body(p, FIELDS),
+        p.chance(0.85) ? JSON.stringify(mcpMessage(p)) : body(p, FIELDS),
         true,
-      );
-    },
+      ),
+    indexmcp: () =>
+      http(
+        'indexmcp',
+        p.one(['POST', 'POST', 'POST', 'POST', 'GET', 'DELETE']),
+        '/v1/mcp',
+        {
+          'content-type': p.chance(0.8) ? 'application/json' : p.one(CONTENT_TYPES),
+          accept: p.chance(0.8) ? MCP_ACCEPT : p.one(['application/json', undefined]),
+          'mcp-protocol-version': mcpVersionHeader(p),
+        },
+        p.chance(0.85) ? JSON.stringify(mcpMessage(p)) : body(p, FIELDS),
+        true,
+        indexUrl,
+      ),
     sse: () => {
       const q = p.one([
         '',
@@ -358,14 +373,4 @@ export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void
       );
     },
   };
-}
-
-/** MCP tool arguments: an object with wrong-typed or junk fields (never invalid JSON: the envelope carries it). */
-function toolArgs(p: Pick): Record<string, unknown> {
-  try {
-    const v = JSON.parse(body(p, FIELDS)) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
-  } catch {
-    return { query: 'x'.repeat(p.int(3000)) };
-  }
 }

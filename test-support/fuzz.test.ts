@@ -14,6 +14,7 @@ t.test('hostile input: no 5xx, every error a problem document, no hang, scope ma
     const tally = r.bySurface[s];
     t.ok(tally.sent > 0, `${s}: exercised (${tally.sent})`);
     t.equal(tally.server5xx + tally.notProblem + tally.hangs, 0, `${s}: no 5xx, no non-problem error, no hang`);
+    t.equal(tally.internal, 0, `${s}: no JSON-RPC -32603 (internal error) answer`);
   }
   t.ok(r.stops.length >= 5 && r.stops.every((s) => s.heatCut), 'every stop cut the heat of the simulated fryer');
   t.equal(r.spoofsSeen, 0, 'no safety message on the bus that the hub did not journal');

@@ -1,8 +1,8 @@
 /**
  * The hostile-input harness: a real hub (every feature, 127.0.0.1, free ports) and a seeded stream of malformed,
  * oversized and cross-scope calls over every surface (fuzz-surfaces.ts: REST, MCP, SSE, WebSocket, MQTT, pairing,
- * webhooks, raw HTTP). It checks: no 5xx; every HTTP error a problem document (MCP may answer a JSON-RPC error
- * instead); no request hanging more than 5 s; the scope matrix of runtime/hub/testing/scope-table.ts; no safety message on
+ * webhooks, raw HTTP), and the MCP endpoint of an index server (fuzz-index.ts). It checks: no 5xx; every HTTP error a
+ * problem document (MCP may answer a JSON-RPC error instead); no MCP answer a JSON-RPC -32603 (fuzz-mcp.ts); no request hanging more than 5 s; the scope matrix of runtime/hub/testing/scope-table.ts; no safety message on
  * the bus that the hub did not journal (no spoof got through); heat cut by every stop (REST, MQTT, MCP, dashboard),
  * read from the simulated heaters (fuzz-stops.ts); and RSS after the run against before. `npm run fuzz` runs it in
  * full; fuzz.test.ts runs a short one inside `npm test`.
@@ -12,6 +12,7 @@ import vm from 'node:vm';
 import mqtt from 'mqtt';
 import { expected, MARKET_DIR, ROWS, TOKEN_SCOPES } from '../runtime/hub/testing/scope-table.js';
 import { Pick, rng } from './fuzz-cases.js';
+import { startFuzzIndex } from './fuzz-index.js';
 import { HANG_MS, type OpSurface, SURFACES, type Surface, surfaceOps, type Tally } from './fuzz-surfaces.js';
 import { type FullHub, startFullHub } from './hub-app.js';
 
@@ -48,8 +49,9 @@ export async function runFuzz(o: {
   const p = new Pick(rng(o.seed));
   // As the scope matrix's hub: the reference's market (quotes to order and approve) and relief coordination.
   const h = await startFullHub({ config: { market: MARKET_DIR, relief: { coordinator: true } } });
+  const index = await startFuzzIndex();
   const bySurface = Object.fromEntries(
-    SURFACES.map((s) => [s, { sent: 0, ok: 0, refused: 0, server5xx: 0, notProblem: 0, hangs: 0 }]),
+    SURFACES.map((s) => [s, { sent: 0, ok: 0, refused: 0, server5xx: 0, notProblem: 0, hangs: 0, internal: 0 }]),
   ) as Record<Surface, Tally>;
   const failures: string[] = [];
   const fail = (s: Surface, what: string) => {
@@ -80,11 +82,12 @@ export async function runFuzz(o: {
   });
   await watcher.subscribeAsync(`svc/${kitchen}/safety/#`, { qos: 1 });
 
-  const ops = surfaceOps({ p, h, tokens, kitchen, bySurface, fail });
+  const ops = surfaceOps({ p, h, tokens, kitchen, indexUrl: index.url, bySurface, fail });
   const weights: [OpSurface, number][] = [
     ['rest', 34],
     ['raw', 6],
     ['mcp', 14],
+    ['indexmcp', 5],
     ['sse', 8],
     ['websocket', 8],
     ['mqtt', 8],
@@ -145,6 +148,7 @@ export async function runFuzz(o: {
   o.log?.('closing');
   const rssAfterMb = rssMb();
   await Promise.race([h.close(), new Promise((r) => setTimeout(r, 20_000).unref())]);
+  await index.close();
   return {
     seed: o.seed,
     requests: SURFACES.reduce((s, k) => s + bySurface[k].sent, 0),

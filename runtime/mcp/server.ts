@@ -5,16 +5,23 @@
  * `svc://recipe/{id}` (any token), `svc://session/{id}` and `svc://inventory` (`read`). Prompts: `plan_dinner`
  * (any token: recipes only) and `use_expiring_items` (`read`: it shows the inventory); the kitchen's data goes into them as a labelled JSON block, never as instructions.
  */
-import { createMcpHandler, McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
+import { createMcpHandler, McpServer, ProtocolError, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
 import type { Principal } from '../../platform/http/auth.js';
+import { ProblemError } from '../../platform/http/problems.js';
 import { jsonSchema } from '../../platform/mcp/schema.js';
 import { SVC_VERSION } from '../hub/types.js';
 import { type HubMcpDeps, registerHubTools } from './tools.js';
 
 const json = (uri: string, value: unknown) => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }] });
 
+/**
+ * JSON-RPC code of a resource or prompt refused for want of a scope (a server-defined code: MCP names none; tools
+ * answer `{error: "forbidden"}` as a tool result instead). Never -32603: that is for faults of ours.
+ */
+export const MCP_FORBIDDEN = -32001;
+
 function needRead(p: Principal, what = 'resource'): void {
-  if (!p.scopes.includes('read')) throw new Error(`forbidden: this ${what} needs the read scope`);
+  if (!p.scopes.includes('read')) throw new ProtocolError(MCP_FORBIDDEN, `forbidden: this ${what} needs the read scope`);
 }
 
 export function hubMcpServer(d: HubMcpDeps, principal: Principal): McpServer {
@@ -32,7 +39,7 @@ export function hubMcpServer(d: HubMcpDeps, principal: Principal): McpServer {
     async (uri, vars) => {
       const id = String(vars.id);
       const doc = d.catalog().docs.get(id);
-      if (!doc) throw new Error(`this hub holds no recipe ${JSON.stringify(id)}`);
+      if (!doc) throw new ResourceNotFoundError(uri.href, `this hub holds no recipe ${JSON.stringify(id)}`);
       return json(uri.href, doc);
     },
   );
@@ -42,7 +49,12 @@ export function hubMcpServer(d: HubMcpDeps, principal: Principal): McpServer {
     { description: 'A cook session of this hub', mimeType: 'application/json' },
     async (uri, vars) => {
       needRead(principal);
-      return json(uri.href, d.sessions.get(String(vars.id)));
+      try {
+        return json(uri.href, d.sessions.get(String(vars.id)));
+      } catch (err) {
+        if (err instanceof ProblemError && err.slug === 'not-found') throw new ResourceNotFoundError(uri.href, err.message);
+        throw err;
+      }
     },
   );
   server.registerResource(
