@@ -2,10 +2,14 @@
  * The hazard table of docs/safety-case.md (hazard → control → scenario → measured bound), checked against the
  * code: every control in SAFETY_CONTROLS has a row; every row names a hazard, at least one control that
  * exists, at least one scenario that exists and proves one of the row's controls (a HIL scenario whose
- * `controls:` list names it, or a process-level scenario whose `control` is it), and a bound.
+ * `controls:` list names it, or a process-level scenario whose `control` is it), and a bound. The table is
+ * generated from hil-tests/hazards.yaml, the source `hearth safety-report` reads too.
  */
-import { basename } from 'node:path';
-import { loadScenario, scenarioFiles } from '../runtime/hil/scenario.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type Hazard, hazardTableMarkdown, loadHazards } from '../runtime/hil/hazards.js';
+import { loadScenario, repoDir, scenarioFiles } from '../runtime/hil/scenario.js';
 import { SAFETY_CONTROLS } from '../safety/controls.js';
 import { processScenarios } from './mutation-run.js';
 
@@ -81,4 +85,20 @@ export function checkHazardTable(
   }
   for (const c of controls) if (!rows.some((r) => r.controls.includes(c))) out.push(`control \`${c}\` has no row`);
   return out;
+}
+
+/** docs/safety-case.md with its hazard table replaced by the one generated from hil-tests/hazards.yaml. */
+export function withGeneratedTable(markdown: string, rows: readonly Hazard[] = loadHazards()): string {
+  const lines = markdown.split('\n');
+  const at = lines.findIndex((l) => HEADER.test(l.trim()));
+  if (at < 0) throw new Error('docs/safety-case.md has no hazard table');
+  let end = at;
+  while (end < lines.length && (lines[end] as string).trim().startsWith('|')) end++;
+  return [...lines.slice(0, at), hazardTableMarkdown(rows), ...lines.slice(end)].join('\n');
+}
+
+// `npx tsx hil-tests/hazard-table.ts --write`: regenerate docs/safety-case.md's table from hil-tests/hazards.yaml.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv.includes('--write')) {
+  const doc = join(repoDir, 'docs/safety-case.md');
+  writeFileSync(doc, withGeneratedTable(readFileSync(doc, 'utf8')));
 }

@@ -17,6 +17,7 @@ function obs(extra: Partial<Observations> = {}): Observations {
     trueMaxC: {},
     stalls: [],
     trace: [],
+    media: {},
     ...extra,
   };
 }

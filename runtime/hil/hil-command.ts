@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { junitXml } from './junit.js';
 import { firstTrip } from './observe.js';
+import { writeReport } from './report.js';
 import { loadScenarios, runAll, totals } from './run-all.js';
 import type { ScenarioResult } from './runner.js';
 import type { Scenario } from './scenario.js';
@@ -72,6 +73,13 @@ export async function hilCommand(names: string[], o: HilOptions): Promise<number
       junit.commit();
     }
     if (report) {
+      writeReport(report.path, pairs, {
+        title: 'Hearth HIL report',
+        facts: [
+          ['rig', o.rig ?? 'simulated (each scenario’s options)'],
+          ['run at', new Date().toISOString()],
+        ],
+      });
       report.commit();
     }
     if (o.json) {

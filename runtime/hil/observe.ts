@@ -30,6 +30,8 @@ export interface Observations {
    * welded relay's contacts stay closed, so full). What Hearth commanded is on the bus (`heater` events).
    */
   trace: { t: number; trueC: Record<string, number>; wire: Record<string, number> }[];
+  /** Each sensor's medium (`oil`, `water`, `pan_surface`): which limits apply to it. */
+  media: Record<string, string>;
   /** Highest true temperature per vessel and sensor id (simulated rig only), sampled after every runner step. */
   trueMaxC: Record<string, number>;
   /** Stalls: which outputs were physically on when the stall began, and real ms until every one was off. */
@@ -60,6 +62,7 @@ export function observe(bus: EventBus, now: () => number, heaterPower: () => Rec
     unfired: [],
     trueMaxC: {},
     trace: [],
+    media: {},
     stalls: [],
   };
   const offs = [

@@ -81,6 +81,7 @@ async function drive(s: Scenario, stack: Stack, o: RunOptions): Promise<Scenario
   const now = () => ctx.clock.now();
   const powers = () => Object.fromEntries([...ctx.rig.heaters.values()].map((h) => [h.id, h.power]));
   const { obs, stop: unobserve } = observe(ctx.bus, now, powers);
+  for (const sensor of ctx.rig.sensors.values()) obs.media[sensor.id] = sensor.medium;
   const advance = async (d: number) => {
     if (stack.clock) await stack.clock.advanceAsync(d);
     else await sleep(d);

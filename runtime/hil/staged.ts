@@ -4,7 +4,7 @@
  * The sibling is made before any scenario runs, so an unwritable target is reported at once, not after a
  * twenty-minute run; a failure removes it, leaving nothing half-written.
  */
-import { mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError } from '../../platform/cli-error.js';
 
@@ -43,6 +43,7 @@ export function stageDir(dir: string, what: string): Staged {
   let path: string;
   try {
     path = mkdtempSync(join(dirname(target), `.${basename(target)}.tmp-`));
+    chmodSync(path, 0o755);
   } catch (err) {
     throw new CliError(`cannot write ${what} ${dir}: ${why(err)}`);
   }
