@@ -16,6 +16,7 @@ import { lockDataDir } from '../runtime/app/data-dir-lock.js';
 import { createSdNotifier } from '../runtime/app/sd-notify.js';
 import type { SafetyControl } from '../safety/controls.js';
 import { runCli } from './cli.js';
+import { fakeGpioSysfs } from './fake-gpio-sysfs.js';
 
 const DISABLED = Symbol.for('hearth.test-support.disabled-safety-controls');
 
@@ -157,12 +158,13 @@ export const outputScenarios: OutputScenario[] = [
     spawns: true,
     async run({ disabled }) {
       const dir = mkdtempSync(join(tmpdir(), 'hearth-mutant-safe-off-'));
+      // A Pi 4 on kernel 6.6 (test-support/fake-gpio-sysfs.ts): the fryer's GPIO17 is sysfs 529.
+      const closers: Array<() => void> = [];
       try {
-        const sysfs = join(dir, 'gpio');
-        mkdirSync(sysfs);
+        const fake = await fakeGpioSysfs({ teardown: (fn) => closers.push(fn) }, 'pi4-6.6');
         const rig = {
           kind: 'hardware',
-          gpioSysfsRoot: sysfs,
+          gpioSysfsRoot: fake.root,
           sensors: [{ id: 'oil', driver: 'mcp9600', svcSensor: 'cw.sense.oil_temp', medium: 'oil', bus: '/dev/i2c-1', address: 0x60 }],
           heaters: [
             {
@@ -178,15 +180,16 @@ export const outputScenarios: OutputScenario[] = [
           ],
         };
         writeFileSync(join(dir, 'rig.json'), JSON.stringify(rig));
-        const gpio = new SimGpio(sysfs);
-        gpio.output(17, true).write(true);
+        // Left on by a dead process: the active-low relay's wire LOW.
+        fake.leave(fake.sysfsOf(17), 0);
         mkdirSync(join(dir, 'var'));
         writeFileSync(join(dir, 'var', 'hearth.db'), 'not a database'.repeat(500));
         const args = ['start', '--rig', join(dir, 'rig.json'), '--data-dir', join(dir, 'var'), '--http-port', '0', '--log-level', 'silent'];
         const r = await runCli(args, { timeoutMs: 90_000, env: { ...process.env, NODE_OPTIONS: disablePreload(disabled).join(' ') } });
-        const on = gpio.energized(17);
+        const on = fake.level(fake.sysfsOf(17)) !== 1;
         return { ok: r.code !== 0 && on === false, detail: `start exited ${r.code}; the relay is ${on ? 'ON' : 'off'}` };
       } finally {
+        for (const close of closers) close();
         rmSync(dir, { recursive: true, force: true });
       }
     },

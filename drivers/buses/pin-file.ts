@@ -36,8 +36,9 @@ export function prepareLineOff(root: string, line: number, activeLow: boolean, s
   if (simulated) mkdirSync(dir, { recursive: true });
   else if (!existsSync(dir)) {
     writeFileSync(join(root, 'export'), String(line));
-    // udev may take a moment to make the new line's files writable.
-    for (let i = 0; i < 50 && !existsSync(join(dir, 'value')); i++) sleepSync(20);
+    // udev may take a moment to make the new line's files writable (up to 2 s; an export the kernel refuses
+    // throws above instead).
+    for (let i = 0; i < 100 && !existsSync(join(dir, 'value')); i++) sleepSync(20);
   }
   if (existsSync(join(dir, 'active_low'))) writeFileSync(join(dir, 'active_low'), '0');
   if (existsSync(join(dir, 'direction'))) writeFileSync(join(dir, 'direction'), level === 1 ? 'high' : 'low');
