@@ -3,9 +3,11 @@
  * switches one off to prove that its scenario then fails.
  *
  * Production code asks `controlActive(id)` at the point where the control acts and skips the action only
- * when the answer is false. Nothing in Hearth can make it false: there is no config key, flag, environment
- * variable or API for it. Only the test harness (test-support/mutants.ts, in process, or its preload for a
- * spawned process) puts a set of disabled control names on a global registered under a private symbol.
+ * when the answer is false. No config key, flag, environment variable, API or rig file can make it false.
+ * The test harness (test-support/mutants.ts, in process, or its preload for a spawned process) puts a set of
+ * disabled control names on a global registered under a private symbol; in the shipped code only
+ * `hearth safety-report`'s mutation run (runtime/hil/mutation.ts) does, in its own process, around one
+ * scenario at a time on the simulated rig with a manual clock, never with real heaters.
  */
 
 /** Every control the mutation run must be able to kill. Each has at least one HIL scenario that fails without it. */

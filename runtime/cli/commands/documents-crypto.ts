@@ -73,15 +73,18 @@ export function signCommand(file: string, opts: { key: string; kind?: string; ou
   return 0;
 }
 
-/** Key records from a keys file: an array of records or `{keys: [...]}`. */
+/** Key records from a keys file: an array of records, `{keys: [...]}`, or the one record `hearth keygen` prints. */
 export function readKeys(file: string): KeyRecord[] {
   const raw = readJsonFile(file, 'keys file');
+  const obj = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
   const list = Array.isArray(raw)
     ? raw
-    : typeof raw === 'object' && raw !== null && Array.isArray((raw as { keys?: unknown }).keys)
-      ? (raw as { keys: unknown[] }).keys
-      : undefined;
-  if (list === undefined) throw new CliError(`keys file ${file} must hold an array of key records or {"keys": [...]}`);
+    : Array.isArray(obj?.keys)
+      ? (obj.keys as unknown[])
+      : obj !== undefined && 'kid' in obj && 'publicKey' in obj
+        ? [obj]
+        : undefined;
+  if (list === undefined) throw new CliError(`keys file ${file} must hold a key record, an array of key records or {"keys": [...]}`);
   return list.map((k, i) => {
     try {
       return parseKeyRecord(k, `key ${i}`);

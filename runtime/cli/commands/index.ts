@@ -5,7 +5,7 @@
 import { registerCatalog } from './catalog.js';
 import { registerConformance } from './conformance.js';
 import { registerDocuments } from './documents.js';
-import { registerHil } from './hil.js';
+import { registerHil, registerSafetyReport } from './hil.js';
 import { registerIndex } from './index-cmd.js';
 import { registerInit } from './init.js';
 import { registerMandate } from './mandate.js';
@@ -38,4 +38,5 @@ export const commands: RegisterCommand[] = [
   registerSafeOff,
   registerSync,
   registerHil,
+  registerSafetyReport,
 ];
