@@ -153,6 +153,7 @@ t.test('hearth frozen (SIGSTOP) with heat on, then resumed: status tells the wir
   t.equal((safety.body.heaters as Record<string, { power: number }>)[heater]?.power, 0, 'and the safety status');
   t.ok(await until(async () => (await supervisorOf(hub)).latched, 30_000), 'the stop latches');
   const trip = (await supervisorOf(hub)).trip as Supervisor['trip'] & { source?: string };
+  t.comment(`trip: ${trip?.message}`);
   t.equal(trip?.source, 'heat guard', 'the trip names the heat guard, which cut first');
   t.match(trip?.message, /heat guard cut .* at \d{4}-\d\d-\d\dT[\d:.]+Z/, 'and when');
 });
