@@ -33,7 +33,10 @@ t.test('elfInfo reads the machine of real and made-up files', async (t) => {
   const macho = Buffer.alloc(32);
   macho.writeUInt32BE(0xcffaedfe, 0);
   t.match(await elfInfo(file('mac.node', macho)), { elf: false, what: 'a Mach-O file' });
-  t.match(await elfInfo(file('win.node', Buffer.concat([Buffer.from('MZ'), Buffer.alloc(30)]))), { elf: false, what: 'a PE (Windows) file' });
+  t.match(await elfInfo(file('win.node', Buffer.concat([Buffer.from('MZ'), Buffer.alloc(30)]))), {
+    elf: false,
+    what: 'a PE (Windows) file',
+  });
   t.match(await elfInfo(file('short.node', 'ELF')), { elf: false, what: 'not an ELF file' });
 });
 

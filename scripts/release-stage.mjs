@@ -3,7 +3,7 @@
 // release-native.mjs) where `bindings` finds them, prebuilds of other platforms dropped, platform packages
 // (napi-rs style `…-linux-x64-gnu`) swapped for the target's.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, cp, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { buildAddon, npmFetch } from './release-native.mjs';
@@ -58,7 +58,16 @@ function productionPackages(root) {
     .filter((l) => l.startsWith('node_modules'));
   if (dirs.length === 0)
     throw new Error(`npm ls --omit=dev listed no dependencies (${r.stderr.trim().split('\n').pop()}): run npm ci first`);
-  return [...new Set(dirs)].sort();
+  // npm ls also lists what a production package names only as an optional peer and a dev dependency installed
+  // (i18next's peer typescript): the lockfile marks it devOptional, and no production package depends on it.
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages ?? {};
+  const needed = new Set();
+  for (const entry of Object.values(lock))
+    if (!entry.dev)
+      for (const n of [...Object.keys(entry.dependencies ?? {}), ...Object.keys(entry.optionalDependencies ?? {})]) needed.add(n);
+  const peerOnly = (dir) =>
+    lock[dir]?.devOptional === true && !needed.has(dir.slice(dir.lastIndexOf('node_modules/') + 'node_modules/'.length));
+  return [...new Set(dirs)].filter((d) => !peerOnly(d)).sort();
 }
 
 const readJson = async (f) => JSON.parse(await readFile(f, 'utf8'));
