@@ -3,7 +3,7 @@
 // through the prepare script), bundled into dist/bundle/ when the build made one. In a source checkout it falls
 // back to running the TypeScript sources with tsx when dist/ is missing or older than the sources, so an edit is
 // never silently ignored.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -13,6 +13,22 @@ const bundled = `${root}dist/bundle/hearth.mjs`;
 const buildStamp = `${root}dist/.built`; // written by npm run build after tsc
 const source = `${root}runtime/cli/run.ts`;
 const sourceDirs = ['core', 'safety', 'schemas', 'drivers', 'platform', 'runtime', 'services', 'conformance'];
+
+// A release tarball (scripts/release.mjs) says in release.json which machine and which Node ABIs its native modules
+// were built for; on anything else they would not load, so say so in one line before trying.
+if (existsSync(`${root}release.json`)) {
+  const release = JSON.parse(readFileSync(`${root}release.json`, 'utf8'));
+  const majors = release.node.map((n) => n.major).join(' or ');
+  let wrong;
+  if (process.platform !== release.platform || process.arch !== release.arch)
+    wrong = `this release is for ${release.platform}-${release.arch}, this machine is ${process.platform}-${process.arch}: install hearth-${release.version}-${process.platform}-${process.arch}.tar.gz`;
+  else if (!release.node.some((n) => n.abi === process.versions.modules))
+    wrong = `this release's native modules are built for Node.js ${majors}, not ${process.versions.node} (ABI ${process.versions.modules}): run it with Node.js ${majors}`;
+  if (wrong) {
+    process.stderr.write(`hearth: ${wrong}\n`);
+    process.exit(1);
+  }
+}
 
 /** True when a TypeScript source file is newer than the last build (a few ms for the whole tree). */
 function distIsStale() {

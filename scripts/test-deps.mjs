@@ -2,10 +2,11 @@
 // Makes sure the real third-party peers the tests talk to are on this machine: Debian's mosquitto and
 // mosquitto-clients (an MQTT 5 broker and clients, mosquitto_rr included), python3-paho-mqtt (Eclipse Paho, the
 // other MQTT 5 client of runtime/mqtt/interop.test.ts), socat (pty pairs for serial tests), chromium
-// (browser tests), python3 (its http.server hosts a built index) and postgresql (the registry's PostgreSQL store; tests make a throwaway cluster). Installs what is missing with apt-get when it can (root, or passwordless sudo);
+// (browser tests), python3 (its http.server hosts a built index), the arm64 cross compiler, C libraries and
+// qemu-user (the arm64 release under emulation, registered with binfmt_misc below) and postgresql (the registry's PostgreSQL store; tests make a throwaway cluster). Installs what is missing with apt-get when it can (root, or passwordless sudo);
 // otherwise stops with one line naming the packages to install. Does nothing when all are present.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const needs = [
   { bin: 'mosquitto', pkg: 'mosquitto' },
@@ -28,6 +29,15 @@ const needs = [
   { bin: 'make', pkg: 'make' },
   // Debian keeps initdb and pg_ctl in /usr/lib/postgresql/<major>/bin, off PATH (test-support/postgres.ts)
   { bin: 'initdb', pkg: 'postgresql', found: () => debianPostgres() },
+  // the arm64 release (scripts/release.test.ts): add-ons cross-compiled, then run by an arm64 Node under qemu-user
+  { bin: 'aarch64-linux-gnu-g++', pkg: 'g++-aarch64-linux-gnu' },
+  { bin: 'qemu-aarch64-static', pkg: 'qemu-user-static' },
+  ...['libc6-arm64-cross:ld-linux-aarch64.so.1', 'libstdc++6-arm64-cross:libstdc++.so.6', 'libgcc-s1-arm64-cross:libgcc_s.so.1'].map(
+    (s) => {
+      const [pkg, lib] = s.split(':');
+      return { bin: pkg, pkg, found: () => existsSync(`/usr/aarch64-linux-gnu/lib/${lib}`) };
+    },
+  ),
 ];
 
 const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
@@ -39,18 +49,50 @@ function debianPostgres() {
   return existsSync(root) && readdirSync(root).some((m) => existsSync(`${root}/${m}/bin/initdb`));
 }
 const missing = [...new Set(needs.filter((n) => !has(n.bin) && !n.found?.()).map((n) => n.pkg))];
-if (missing.length === 0) process.exit(0);
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-const sudo = isRoot ? [] : spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0 ? ['sudo', '-n'] : null;
-if (sudo === null || !has('apt-get')) {
-  console.error(`hearth tests need these Debian packages: ${missing.join(' ')} (install them with apt-get, then run npm test again)`);
-  process.exit(1);
+if (missing.length > 0) installMissing();
+arm64Binfmt();
+
+function installMissing() {
+  const sudo = isRoot ? [] : spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0 ? ['sudo', '-n'] : null;
+  if (sudo === null || !has('apt-get')) {
+    console.error(`hearth tests need these Debian packages: ${missing.join(' ')} (install them with apt-get, then run npm test again)`);
+    process.exit(1);
+  }
+  console.error(`installing test peers from Debian: ${missing.join(' ')}`);
+  const run = (args) => {
+    const [cmd, ...rest] = [...sudo, ...args];
+    execFileSync(cmd, rest, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  };
+  run(['apt-get', 'update', '-q']);
+  run(['apt-get', 'install', '-y', '-q', '--no-install-recommends', ...missing]);
 }
-console.error(`installing test peers from Debian: ${missing.join(' ')}`);
-const run = (args) => {
-  const [cmd, ...rest] = [...sudo, ...args];
-  execFileSync(cmd, rest, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-};
-run(['apt-get', 'update', '-q']);
-run(['apt-get', 'install', '-y', '-q', '--no-install-recommends', ...missing]);
+
+/**
+ * arm64 programs run through qemu-aarch64-static when the kernel's binfmt_misc hands them to it: hearth spawns its
+ * heat guard with process.execPath, an arm64 binary that a bare `qemu-aarch64-static node` could not start. Mounts
+ * binfmt_misc and registers qemu (flag F: the interpreter is opened now, so it works in any mount namespace) when
+ * neither is there; enables a registration found disabled. Needs root.
+ */
+function arm64Binfmt() {
+  const dir = '/proc/sys/fs/binfmt_misc';
+  const entry = `${dir}/qemu-aarch64`;
+  if (existsSync(entry) && readFileSync(entry, 'utf8').startsWith('enabled')) return;
+  const fail = (why) => {
+    console.error(`hearth tests run arm64 programs through qemu-user: ${why}`);
+    process.exit(1);
+  };
+  if (!isRoot) fail(`register qemu-aarch64-static with binfmt_misc as root (${entry} is missing or disabled)`);
+  try {
+    if (!existsSync(`${dir}/register`)) execFileSync('mount', ['-t', 'binfmt_misc', 'binfmt_misc', dir], { stdio: 'ignore' });
+    if (existsSync(entry)) writeFileSync(entry, '1');
+    else {
+      const magic = '\\x7fELF\\x02\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02\\x00\\xb7\\x00';
+      const mask = '\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\x00\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xfe\\xff\\xff\\xff';
+      writeFileSync(`${dir}/register`, `:qemu-aarch64:M::${magic}:${mask}:/usr/bin/qemu-aarch64-static:F`);
+    }
+  } catch (err) {
+    fail(`binfmt_misc registration failed (${err.message.split('\n')[0]})`);
+  }
+}

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { repoRoot } from '../test-support/cli.js';
+import { distIsFresh, repoRoot } from '../test-support/cli.js';
 
 const unitText = readFileSync(join(repoRoot, 'systemd/hearth.service'), 'utf8');
 
@@ -68,7 +68,11 @@ t.test('install.sh: valid shell; a dry run creates the user and groups, installs
   const out = r.stdout;
   if (spawnSync('id', ['hearth']).status !== 0) t.match(out, /\+ useradd --system --gid hearth .* hearth\n/);
   t.match(out, /\+ usermod -a -G gpio,i2c,dialout hearth/);
-  t.match(out, /npm ci .*npm run build .*npm prune --omit=dev/);
+  // With the checkout's own build fresh (as `npm ci` leaves it), only production dependencies go on the device.
+  if (distIsFresh()) {
+    t.match(out, /npm ci --omit=dev .*npm rebuild/);
+    t.notMatch(out, /npm run build/);
+  } else t.match(out, /npm ci .*npm run build .*npm prune --omit=dev/);
   t.match(out, /hearth\.service -> \/etc\/systemd\/system\/hearth\.service/);
   t.match(out, /\+ systemctl enable hearth\.service/);
   t.match(out, /token create --scopes/);
