@@ -6,7 +6,9 @@
  * plain `kill` SIGTERM to hearth alone: each must leave every heater wire off, exit 0, record no trip, and let the
  * next start come up unlatched, every time (the group's two processes race on every signal, so each is tried ten
  * times with heat on). A kill -9 (an OOM kill; of the whole group: a power cut) with heat on must bring the next
- * start up latched `unclean_stop`, naming the heater; with no heat on it must not.
+ * start up latched `unclean_stop`, naming the heater; with no heat on it must not. Frozen (SIGSTOP) or with its loop
+ * blocked while heating, the first status after it runs again must tell the wire the guard cut, and the trip must
+ * name the control that cut first, with its time (the last two with the guard's and the watchdog's default timing).
  *
  * Everything is judged from outside hearth: the wire levels in the value files the guard drives, the exit status,
  * the group's processes, the latch row in the store file, and what the next start answers. The loops run the
@@ -156,4 +158,33 @@ t.test('hearth frozen (SIGSTOP) with heat on, then resumed: status tells the wir
   t.comment(`trip: ${trip?.message}`);
   t.equal(trip?.source, 'heat guard', 'the trip names the heat guard, which cut first');
   t.match(trip?.message, /heat guard cut .* at \d{4}-\d\d-\d\dT[\d:.]+Z/, 'and when');
+});
+
+t.test("hearth's loop blocked with heat on: the trip names the control that cut first, and when", async (t) => {
+  const { dir: root, file } = scratchFiles(t, 'hearth-blocked-');
+  const dir = join(root, 'data');
+  mkdirSync(dir);
+  const rigFile = file('rig.json', { kind: 'simulated' });
+  // Loaded into this hub only: SIGUSR2 blocks its main loop for 1.5 s (past the guard's lease and the watchdog's threshold).
+  const block = `process.on('SIGUSR2', () => { const end = Date.now() + 1500; while (Date.now() < end) {} });`;
+  const nodeOptions = ['--import', `data:text/javascript,${encodeURIComponent(block)}`];
+  const hub = await startSignalHub({ dir, rigFile, token: await hubToken(dir), nodeOptions });
+  t.teardown(() => killGroup(hub));
+  const heater = await heatOn(hub);
+  process.kill(hub.pid, 'SIGUSR2');
+  t.ok(await until(async () => (await supervisorOf(hub)).latched, 30_000), 'the stop latches');
+  t.notOk(hub.energized(heater), 'the wire is off');
+  const trip = (await supervisorOf(hub)).trip as Supervisor['trip'] & { source?: string };
+  t.comment(`trip: ${trip?.message}`);
+  const cuts = [...(trip?.message ?? '').matchAll(/the (heat guard|loop watchdog) [^;]*? at (\d{4}-\d\d-\d\dT[\d:.]+Z)/g)].map((m) => ({
+    by: m[1],
+    at: Date.parse(m[2] as string),
+  }));
+  t.ok(cuts.length >= 1, 'the trip names the controls that cut, each with its time');
+  t.equal(trip?.source, cuts[0]?.by ?? 'no control named', 'its source is the first named');
+  t.same(
+    cuts.map((c) => c.at),
+    [...cuts.map((c) => c.at)].sort((a, b) => a - b),
+    'which cut first',
+  );
 });
