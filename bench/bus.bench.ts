@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import mqtt, { type MqttClient } from 'mqtt';
+import { OutboundGuard } from '../platform/net/outbound.js';
 import { makeKitchen, openStore } from '../runtime/events/testing.js';
 import { EmbeddedBroker } from '../runtime/mqtt/broker.js';
 import { MqttFeature } from '../runtime/mqtt/feature.js';
@@ -241,7 +242,8 @@ async function webhooks(): Promise<void> {
   const url = `http://127.0.0.1:${(rx.address() as { port: number }).port}/hook`;
   const store = new WebhookStore(openStore(join(dir, 'webhooks.db')));
   store.create({ url, types: ['svc.'], secret: 'bench-secret-0123456789', owner: 'bench' });
-  const outbox = new WebhookOutbox({ store, concurrency: 8 });
+  // The receiver is on loopback, which only the operator's allow-list opens (platform/net/outbound.ts).
+  const outbox = new WebhookOutbox({ store, concurrency: 8, guard: new OutboundGuard({ allow: ['127.0.0.1'] }) });
   const N = 2000;
   const body = JSON.stringify({ specversion: '1.0', id: 'x', type: 'svc.task.updated', data: { pad: 'x'.repeat(300) } });
   for (let i = 0; i < N; i++) outbox.enqueue({ id: `e${i}`, type: 'svc.task.updated' }, body);

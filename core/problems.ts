@@ -32,6 +32,8 @@ export const problemCatalog = {
   'bad-request': { status: 400, title: 'Malformed request' },
   'invalid-json': { status: 400, title: 'Body is not valid JSON' },
   'validation-failed': { status: 422, title: 'Request failed validation' },
+  // A webhook or A2A push URL that points inside the machine or its link (platform/net/outbound.ts).
+  'destination-not-allowed': { status: 422, title: 'Destination address not allowed' },
   unauthorized: { status: 401, title: 'Authentication required' },
   forbidden: { status: 403, title: 'Token lacks the required scope' },
   'not-found': { status: 404, title: 'Not found' },

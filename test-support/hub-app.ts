@@ -31,6 +31,8 @@ export async function startFullHub(opts: { dataDir?: string; config?: Partial<He
     logLevel: 'silent',
     simSpeed: 'manual',
     recipes: testRecipesDir(),
+    // Test receivers listen on 127.0.0.1: the operator's allow-list opens loopback (refused by default).
+    webhooks: { allow: ['127.0.0.1'] },
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...opts.config,
   };

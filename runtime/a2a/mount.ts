@@ -13,9 +13,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requirePrincipal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import { PerTokenLimit, type RevocationWatch, sharedRevocations } from '../../platform/http/revocation.js';
+import type { OutboundGuard } from '../../platform/net/outbound.js';
 import type { AppContext } from '../app/context.js';
 import { A2A_PATH, hubAgentCard } from '../hub/agent-card.js';
 import type { HubMcpDeps } from '../mcp/tools.js';
+import { hubOutboundGuard } from '../webhooks/guard.js';
 import type { ExecutorDeps } from './executor.js';
 import type { A2aHandler } from './server.js';
 
@@ -30,6 +32,8 @@ export interface A2aMountOptions {
   baseUrl(): string;
   revocations?: RevocationWatch;
   maxPerToken?: number;
+  /** Where push notifications may go (default: public addresses only). */
+  guard?: OutboundGuard;
 }
 
 export function mountA2a(http: FastifyInstance, o: A2aMountOptions): () => Promise<void> {
@@ -41,7 +45,7 @@ export function mountA2a(http: FastifyInstance, o: A2aMountOptions): () => Promi
   let loading: Promise<A2aHandler> | undefined;
   const handler = (): Promise<A2aHandler> => {
     if (!loading) {
-      loading = import('./server.js').then((m) => m.createA2aHandler(o.deps, hubAgentCard(o.baseUrl())));
+      loading = import('./server.js').then((m) => m.createA2aHandler(o.deps, hubAgentCard(o.baseUrl()), o.guard));
       loading.catch(() => {
         loading = undefined;
       });
@@ -115,6 +119,7 @@ export function startA2a(ctx: AppContext, deps: HubMcpDeps): () => Promise<void>
     deps: { ...deps, bus: ctx.bus, log: ctx.log.child({ component: 'a2a' }) },
     baseUrl: () => ctx.baseUrl(),
     revocations: held.watch,
+    guard: hubOutboundGuard(ctx.config),
   });
   return async () => {
     await close();

@@ -7,14 +7,15 @@
 import { type AgentCard, formatSSEEvent } from '@a2a-js/sdk';
 import {
   DefaultExecutionEventBusManager,
-  DefaultPushNotificationSender,
   DefaultRequestHandler,
   defaultServerCallContextBuilder,
   JsonRpcTransportHandler,
   validateVersion,
 } from '@a2a-js/sdk/server';
 import type { Principal } from '../../platform/http/auth.js';
+import { OutboundGuard } from '../../platform/net/outbound.js';
 import { type ExecutorDeps, HubAgentExecutor, HubUser } from './executor.js';
+import { GuardedPushSender } from './push-sender.js';
 import { BoundedTaskStore, CheckedPushStore } from './stores.js';
 
 /** The JSON-RPC answer: one response, or a stream of them for message streaming and resubscribe. */
@@ -40,16 +41,16 @@ function idOf(body: string): unknown {
   }
 }
 
-export function createA2aHandler(d: ExecutorDeps, card: AgentCard): A2aHandler {
+export function createA2aHandler(d: ExecutorDeps, card: AgentCard, guard = new OutboundGuard()): A2aHandler {
   const executor = new HubAgentExecutor(d);
-  const push = new CheckedPushStore();
+  const push = new CheckedPushStore(guard);
   const requests = new DefaultRequestHandler(
     card,
     new BoundedTaskStore(),
     executor,
     new DefaultExecutionEventBusManager(),
     push,
-    new DefaultPushNotificationSender(push),
+    new GuardedPushSender(push, guard, (msg, detail) => d.log?.warn(detail, msg)),
   );
   const transport = new JsonRpcTransportHandler(requests);
   return {

@@ -1,7 +1,7 @@
 /**
  * The A2A endpoint's task and push-notification stores: the SDK's in-memory ones, scoped by token (one token
  * never sees another's tasks), with caps so a token cannot grow the hub's memory without end, and push URLs
- * checked as webhook URLs are (absolute http(s), no credentials).
+ * checked as webhook URLs are (absolute http(s), no credentials, not inside the machine or its link).
  */
 
 import type { ListTasksRequest, ListTasksResponse, Task, TaskPushNotificationConfig } from '@a2a-js/sdk';
@@ -13,6 +13,7 @@ import {
   type ServerCallContext,
   type TaskStore,
 } from '@a2a-js/sdk/server';
+import { OutboundGuard, OutboundRefused } from '../../platform/net/outbound.js';
 
 /** Tasks kept per token; the oldest are forgotten first (their hub sessions and tasks stay on the hub). */
 export const MAX_A2A_TASKS_PER_TOKEN = 200;
@@ -74,12 +75,23 @@ export function checkPushUrl(raw: string): void {
   if (u.username !== '' || u.password !== '') throw new RequestMalformedError('the push notification url must not carry credentials');
 }
 
-/** The SDK's in-memory push store behind URL checks and a per-task cap. */
+/**
+ * The SDK's in-memory push store behind URL checks, the outbound guard (a URL inside the machine or its link is
+ * refused, naming the address and its class, unless the operator's allow-list opens it) and a per-task cap.
+ */
 export class CheckedPushStore implements PushNotificationStore {
   private readonly inner = new InMemoryPushNotificationStore(owner);
 
+  constructor(private readonly guard: OutboundGuard = new OutboundGuard()) {}
+
   async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
     checkPushUrl(config.url);
+    try {
+      await this.guard.checkUrl(config.url);
+    } catch (err) {
+      if (err instanceof OutboundRefused) throw new RequestMalformedError(`the push notification url is not allowed: ${err.message}`);
+      throw err;
+    }
     const existing = await this.inner.load(taskId, context);
     const replacing = existing.some((c) => c.id === config.id);
     if (!replacing && existing.length >= MAX_PUSH_CONFIGS_PER_TASK)

@@ -54,6 +54,21 @@ t.test('relief coordination: relief: {coordinator: true} in the file, or --relie
   t.end();
 });
 
+t.test('webhook destinations: webhooks.allow in the file, or --webhooks-allow; bad entries named', (t) => {
+  t.equal(defaultConfig().webhooks, undefined, 'nothing beyond public addresses by default');
+  const f = join(dir, 'webhooks.yaml');
+  writeFileSync(f, 'webhooks:\n  allow: [192.168.1.20, nodered.local, 10.0.0.0/24]\n');
+  t.same(resolveConfig({ config: f }).webhooks, { allow: ['192.168.1.20', 'nodered.local', '10.0.0.0/24'] });
+  t.same(resolveConfig({ config: f, webhooksAllow: '127.0.0.1, ::1' }).webhooks, { allow: ['127.0.0.1', '::1'] }, 'the flag wins');
+  t.throws(() => resolveConfig({ webhooksAllow: '10.0.0.0/33' }), /^--webhooks-allow: 10\.0\.0\.0\/33: a \/33 network is longer/);
+  const bad = join(dir, 'webhooks-bad.yaml');
+  writeFileSync(bad, 'webhooks:\n  allow: ["http://x/"]\n');
+  t.throws(() => loadConfigFile(bad), /webhooks-bad\.yaml: \/webhooks\/allow: http:\/\/x\/: not an address/);
+  writeFileSync(bad, 'webhooks:\n  allowed: []\n');
+  t.throws(() => loadConfigFile(bad), /webhooks-bad\.yaml: \/allowed is not a known option/);
+  t.end();
+});
+
 t.test('errors name the file, the path and the reason', (t) => {
   const cases: [string, string, RegExp][] = [
     ['p.yaml', 'httpPort: 70000\n', /p\.yaml: \/httpPort must be <= 65535/],

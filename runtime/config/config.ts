@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FaultSpec } from '../../drivers/sim/faults.js';
+import { AllowList } from '../../platform/net/outbound.js';
 import { type AjvRecipe, ajvFor, validatorOf } from '../../platform/prebuilt-validators.js';
 import { type EventsConfig, eventsConfigSchema } from '../events/options.js';
 import { parseFaultSpec } from './faults.js';
@@ -60,6 +61,11 @@ export interface HearthConfig extends EventsConfig {
   allowedHosts?: string[];
   /** Faults scheduled on the simulated rig (`--fault oil-open-at=60s`; runtime/config/faults.ts). */
   faults?: FaultSpec[];
+  /**
+   * Webhook and A2A push destinations opened beyond the default (public addresses only): addresses, networks
+   * (`10.0.0.0/24`) and host names (platform/net/outbound.ts; `--webhooks-allow`).
+   */
+  webhooks?: { allow?: string[] };
 }
 
 export class ConfigError extends Error {
@@ -96,6 +102,11 @@ export const configSchema = {
       items: { type: 'string', pattern: '^(\\*|\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9][A-Za-z0-9.-]{0,252})$' },
     },
     faults: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 120 } },
+    webhooks: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { allow: { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 300 } } },
+    },
     ...eventsConfigSchema,
   },
 } as const;
@@ -152,6 +163,15 @@ export function parseConfig(doc: unknown, where: string, baseDir: string): Parti
   const out = { ...(doc as Partial<HearthConfig>) };
   for (const k of PATH_KEYS) if (out[k] !== undefined) out[k] = resolve(baseDir, out[k] as string);
   if (out.rig !== undefined && out.rig !== 'simulated') out.rig = resolve(baseDir, out.rig);
+  const allow = out.webhooks?.allow;
+  if (allow !== undefined) {
+    try {
+      new AllowList(allow);
+    } catch (err) {
+      const what = where === 'command line' ? '--webhooks-allow' : `${where}: /webhooks/allow`;
+      throw new ConfigError(`${what}: ${(err as Error).message}`);
+    }
+  }
   if (out.faults !== undefined) {
     out.faults = (out.faults as unknown as string[]).map((spec, i) => {
       try {
@@ -215,6 +235,7 @@ export interface CliOptions {
   bridgeKey?: string;
   bridgeQueue?: string;
   allowedHosts?: string;
+  webhooksAllow?: string;
 }
 
 /** `900`, `30s`, `15m`, `1h` → seconds; anything else is returned as given (the schema then names it). */
@@ -240,6 +261,13 @@ function cliValues(o: CliOptions): Record<string, unknown> {
       .split(',')
       .map((h) => h.trim())
       .filter((h) => h !== '');
+  if (o.webhooksAllow !== undefined)
+    v.webhooks = {
+      allow: o.webhooksAllow
+        .split(',')
+        .map((h) => h.trim())
+        .filter((h) => h !== ''),
+    };
   for (const k of ['mqttPort', 'mqttWsPort'] as const) if (o[k] !== undefined) v[k] = /^[0-9]+$/.test(o[k]) ? Number(o[k]) : o[k];
   for (const k of ['kitchenId', 'mqttUrl', 'mqttUsername'] as const) if (o[k] !== undefined) v[k] = o[k];
   for (const k of ['bridgeUrl', 'bridgeUsername', 'bridgePrefix', 'bridgeCa', 'bridgeCert', 'bridgeKey'] as const)

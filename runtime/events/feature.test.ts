@@ -35,7 +35,7 @@ t.test('options: defaults, validation, password from the environment', async (t)
 t.test('in hearth start: an e-stop over MQTT cuts heat; the safety event reaches MQTT, SSE and a webhook', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-events-'));
   const config = {
-    ...resolveConfig({ dataDir, httpPort: '0' }),
+    ...resolveConfig({ dataDir, httpPort: '0', webhooksAllow: '127.0.0.1' }),
     logLevel: 'silent' as const,
     kitchenId: 'test-kitchen',
     mqttPort: 0,

@@ -15,6 +15,7 @@ import type { HubMcpDeps } from '../mcp/tools.js';
 import { MqttFeature } from '../mqtt/feature.js';
 import { FleetBridge } from '../mqtt/fleet-bridge.js';
 import { WebhooksFeature } from '../webhooks/feature.js';
+import { hubOutboundGuard } from '../webhooks/guard.js';
 import { webhookMigrations } from '../webhooks/store.js';
 import { EventHub } from './hub.js';
 import { EventJournal, journalMigration } from './journal.js';
@@ -202,6 +203,7 @@ export function createEventFeatures(opts: { hubTools?: () => HubMcpDeps | undefi
         db: ctx.db,
         http: ctx.http,
         revocations: revocations(ctx),
+        guard: hubOutboundGuard(ctx.config),
         log: (level, msg, detail) => log[level](detail ?? {}, msg),
       });
       state.webhooks.start();

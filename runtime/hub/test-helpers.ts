@@ -74,7 +74,15 @@ export function testRecipesDir(): string {
 }
 
 export async function startHub(
-  opts: { dataDir?: string; recipes?: string; market?: string; relief?: boolean; beforeStart?: (app: App) => void } = {},
+  opts: {
+    dataDir?: string;
+    recipes?: string;
+    market?: string;
+    relief?: boolean;
+    beforeStart?: (app: App) => void;
+    /** `webhooks.allow` (default `['127.0.0.1']`, for the test receivers). */
+    webhooksAllow?: string[];
+  } = {},
 ): Promise<TestHub> {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 16, 0, 0));
   const config: HearthConfig = {
@@ -84,6 +92,8 @@ export async function startHub(
     logLevel: 'silent',
     simSpeed: 'manual',
     recipes: opts.recipes ?? testRecipesDir(),
+    // Test receivers (webhooks, A2A pushes) listen on 127.0.0.1: the allow-list opens loopback, refused by default.
+    webhooks: { allow: opts.webhooksAllow ?? ['127.0.0.1'] },
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.market ? { market: opts.market } : {}),
     ...(opts.relief ? { relief: { coordinator: true } } : {}),

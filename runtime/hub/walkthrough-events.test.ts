@@ -64,6 +64,9 @@ t.test('watch it happen: MQTT, SSE and a webhook see every task, session and saf
       recipes,
       '--sim-speed',
       'manual',
+      // The test's webhook receiver listens on 127.0.0.1, as the walkthrough's does (docs/hub.md step 0).
+      '--webhooks-allow',
+      '127.0.0.1',
       '--log-level',
       'info',
     ],

@@ -38,6 +38,7 @@ export class WebhooksFeature {
     if (o.http)
       installSubscriptionRoutes(o.http, {
         store: this.store,
+        ...(o.guard ? { guard: o.guard } : {}),
         ...(o.maxSubscriptionsPerToken !== undefined ? { maxPerToken: o.maxSubscriptionsPerToken } : {}),
       });
   }

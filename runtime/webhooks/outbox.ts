@@ -4,7 +4,11 @@
  * capped at `capMs`, with jitter (a random point in the upper half of the delay) — until 24 hours after the event,
  * when the delivery is marked failed. Rows survive a restart: a new outbox on the same store resumes them.
  * `runDue()` does one pass (tests drive it with a fake clock); `start()` keeps passing on real timers.
+ * Each attempt goes through the outbound guard: the receiver's name is resolved and every address checked at
+ * that moment, the connection goes to a checked address, and redirects are not followed (a 3xx is a failure).
  */
+import { OutboundGuard, OutboundRefused } from '../../platform/net/outbound.js';
+import { guardedFetch, type OutboundFetch } from '../../platform/net/outbound-fetch.js';
 import { LogLimiter } from '../events/log-limit.js';
 import { matchesTypes } from './match.js';
 import { deliveryHeaders } from './sign.js';
@@ -25,8 +29,10 @@ export interface OutboxOptions {
   timeoutMs?: number;
   /** Deliveries in flight at once (default 8). */
   concurrency?: number;
-  /** The HTTP client (default global fetch). */
-  fetch?: typeof fetch;
+  /** Where deliveries may go (default: public addresses only). */
+  guard?: OutboundGuard;
+  /** The HTTP client (default: through the guard, platform/net/outbound-fetch.ts; tests may inject one). */
+  fetch?: OutboundFetch;
   log?: (level: 'info' | 'warn', msg: string, detail?: Record<string, unknown>) => void;
   /** False for an owner (token id) whose token was revoked: its subscriptions get nothing more. */
   ownerActive?: (owner: string) => boolean;
@@ -42,9 +48,11 @@ export class WebhookOutbox {
   private readonly now: () => number;
   /** A receiver that keeps failing must not fill the log: a few lines per subscription and minute. */
   private readonly logLimit: LogLimiter;
+  private readonly post: OutboundFetch;
 
   constructor(private readonly o: OutboxOptions) {
     this.now = o.now ?? Date.now;
+    this.post = o.fetch ?? guardedFetch(o.guard ?? new OutboundGuard());
     this.logLimit = new LogLimiter({ now: this.now });
   }
 
@@ -137,7 +145,7 @@ export class WebhookOutbox {
     let status: number | null = null;
     let error: string;
     try {
-      const res = await (this.o.fetch ?? fetch)(d.url, {
+      const res = await this.post(d.url, {
         method: 'POST',
         headers: deliveryHeaders(d.secret, d.eventId, d.body, new Date(at)),
         body: d.body,
@@ -152,7 +160,13 @@ export class WebhookOutbox {
       }
       error = `receiver answered HTTP ${status}`;
     } catch (err) {
-      error = (err as Error).name === 'TimeoutError' ? 'timed out' : `cannot reach the receiver (${(err as Error).message})`;
+      const e = err as Error;
+      error =
+        e instanceof OutboundRefused
+          ? `destination refused: ${e.message}`
+          : e.name === 'TimeoutError' || (e.name === 'AbortError' && (e.cause as Error | undefined)?.name === 'TimeoutError')
+            ? 'timed out'
+            : `cannot reach the receiver (${e.message})`;
     }
     const retryAt = this.now() + this.backoff(d.attempts + 1);
     const giveUp = retryAt - d.createdAt > (this.o.retryForMs ?? DAY_MS);

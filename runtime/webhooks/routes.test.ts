@@ -1,6 +1,7 @@
 import t from 'tap';
 import { createHttpApp } from '../../platform/http/app.js';
 import { installBearerAuth } from '../../platform/http/auth.js';
+import { OutboundGuard } from '../../platform/net/outbound.js';
 import { makeKitchen } from '../events/testing.js';
 import { installSubscriptionRoutes } from './routes.js';
 import { standardWebhooksSecret } from './sign.js';
@@ -11,7 +12,9 @@ t.test('subscriptions: create, list, read, delete; scopes and validation', async
   const store = new WebhookStore(k.db);
   const app = createHttpApp({ baseUrl: 'http://hub.test' });
   installBearerAuth(app, { tokens: k.tokens });
-  installSubscriptionRoutes(app, { store });
+  // No DNS in tests: push.example resolves to a public address here.
+  const guard = new OutboundGuard({ resolver: async () => [{ address: '93.184.216.34', family: 4 }] });
+  installSubscriptionRoutes(app, { store, guard });
   t.teardown(async () => {
     await app.close();
     k.db.close();

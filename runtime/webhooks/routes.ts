@@ -5,10 +5,14 @@
  * - `GET /svc/v1/subscriptions`, `GET /svc/v1/subscriptions/{id}` (with delivery counts), `DELETE …/{id}`.
  * Scope `notify` or `admin`. A `notify` token sees and deletes its own subscriptions; `admin` all of them.
  * A subscription to anything beyond safety events also needs `read` (or `admin`): a webhook is a way to read.
+ * A URL inside the machine or its link (loopback, link-local, the LAN, …) is refused with 422
+ * `destination-not-allowed` unless the operator's allow-list opens it (guard.ts, platform/net/outbound.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../platform/http/problems.js';
+import { OutboundGuard } from '../../platform/net/outbound.js';
 import { canReadAll } from '../events/filter.js';
+import { checkDestination } from './guard.js';
 import { standardWebhooksSecret } from './sign.js';
 import type { Subscription, WebhookStore } from './store.js';
 
@@ -73,7 +77,11 @@ function visible(req: FastifyRequest, s: Subscription | undefined): s is Subscri
 
 export const DEFAULT_MAX_SUBSCRIPTIONS_PER_TOKEN = 20;
 
-export function installSubscriptionRoutes(app: FastifyInstance, o: { store: WebhookStore; maxPerToken?: number }): void {
+export function installSubscriptionRoutes(
+  app: FastifyInstance,
+  o: { store: WebhookStore; maxPerToken?: number; guard?: OutboundGuard },
+): void {
+  const guard = o.guard ?? new OutboundGuard();
   const maxPerToken = o.maxPerToken ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_TOKEN;
   app.post(SUBSCRIPTIONS_PATH, { config: { scope: SCOPES, idempotency: 'optional' }, schema: { body: createBody } }, async (req, reply) => {
     const body = req.body as { url: string; types: string[]; secret: string };
@@ -96,7 +104,9 @@ export function installSubscriptionRoutes(app: FastifyInstance, o: { store: Webh
     if (o.store.ownedBy(principal.id).length >= maxPerToken) {
       throw new ProblemError('rate-limited', `this token already holds ${maxPerToken} subscriptions: delete one first`);
     }
-    const sub = o.store.create({ url: checkUrl(body.url), types: body.types, secret: body.secret, owner: principal.id });
+    const url = checkUrl(body.url);
+    await checkDestination(guard, url);
+    const sub = o.store.create({ url, types: body.types, secret: body.secret, owner: principal.id });
     reply.code(201).header('location', `${SUBSCRIPTIONS_PATH}/${sub.id}`);
     return view(sub, { webhookSecret: standardWebhooksSecret(body.secret) });
   });

@@ -6,11 +6,16 @@ import { join } from 'node:path';
 import { CloudEvent } from 'cloudevents';
 import { Webhook } from 'standardwebhooks';
 import t from 'tap';
+import { OutboundGuard } from '../../platform/net/outbound.js';
 import { EventBus } from '../events/bus.js';
 import { EventHub } from '../events/hub.js';
 import { EventJournal } from '../events/journal.js';
 import { makeKitchen, openStore, tripEvent, until } from '../events/testing.js';
 import { WebhooksFeature } from './feature.js';
+
+/** The receivers here listen on 127.0.0.1, which only the operator's allow-list opens. */
+const LOOPBACK_OK = new OutboundGuard({ allow: ['127.0.0.1'] });
+
 import { WebhookOutbox } from './outbox.js';
 import { standardWebhooksSecret } from './sign.js';
 import { WebhookStore } from './store.js';
@@ -44,7 +49,7 @@ t.test('a delivery is a structured CloudEvent whose signatures verify independen
   const rx = await receiver();
   t.teardown(rx.close);
   const k = makeKitchen();
-  const wh = new WebhooksFeature({ hub: k.hub, db: k.db });
+  const wh = new WebhooksFeature({ hub: k.hub, db: k.db, guard: LOOPBACK_OK });
   wh.store.create({ url: rx.url, types: ['svc.safety.', 'svc.task.'], secret: SECRET, owner: 'tok_1' });
   wh.start();
   t.teardown(() => wh.stop());
@@ -99,7 +104,7 @@ t.test('retries a failing receiver with backoff and finishes after a restart on 
   const hub1 = new EventHub({ bus: new EventBus(), journal: new EventJournal(db1, now), kitchenId: 'k1' });
   const store1 = new WebhookStore(db1, now);
   const sub = store1.create({ url: rx.url, types: ['svc.task.'], secret: SECRET, owner: 'tok_1' });
-  const ob1 = new WebhookOutbox({ store: store1, now, random: () => 0.5, baseMs: 1000 });
+  const ob1 = new WebhookOutbox({ store: store1, now, random: () => 0.5, baseMs: 1000, guard: LOOPBACK_OK });
   const ev = hub1.publish('task.updated', { taskId: 't1', state: 'done', at: new Date(clock).toISOString(), task: {} });
   t.equal(ob1.enqueue(ev.ce, ev.body), 1);
   t.equal(await ob1.runDue(), 1);
@@ -112,7 +117,7 @@ t.test('retries a failing receiver with backoff and finishes after a restart on 
   // Second process, same file: the retry happens once the clock passes the backoff.
   const db2 = openStore(file);
   const store2 = new WebhookStore(db2, now);
-  const ob2 = new WebhookOutbox({ store: store2, now, random: () => 0.5, baseMs: 1000 });
+  const ob2 = new WebhookOutbox({ store: store2, now, random: () => 0.5, baseMs: 1000, guard: LOOPBACK_OK });
   clock += 749;
   t.equal(await ob2.runDue(), 0, 'first retry waits 750 ms (1 s, jitter 0.5)');
   clock += 1;
@@ -143,7 +148,7 @@ t.test('gives up 24 hours after the event', async (t) => {
   const dead = await receiver();
   await dead.close(); // nothing listens there any more
   const sub = store.create({ url: dead.url, types: ['svc.'], secret: SECRET, owner: 'o' });
-  const ob = new WebhookOutbox({ store, now, random: () => 1, baseMs: 1000, capMs: 3_600_000 });
+  const ob = new WebhookOutbox({ store, now, random: () => 1, baseMs: 1000, capMs: 3_600_000, guard: LOOPBACK_OK });
   ob.enqueue({ id: 'e1', type: 'svc.task.updated' }, '{}');
   let attempts = 0;
   for (let i = 0; i < 60 && store.stats(sub.id).pending > 0; i++) {
@@ -160,7 +165,7 @@ t.test('the outbox keeps running on its own timers and a subscription delete dro
   const rx = await receiver();
   t.teardown(rx.close);
   const k = makeKitchen();
-  const wh = new WebhooksFeature({ hub: k.hub, db: k.db });
+  const wh = new WebhooksFeature({ hub: k.hub, db: k.db, guard: LOOPBACK_OK });
   const sub = wh.store.create({ url: rx.url, types: ['svc.'], secret: SECRET, owner: 'o' });
   wh.start();
   for (let i = 0; i < 20; i++) k.bus.emit('task.updated', { taskId: `t${i}`, state: 'x', at: new Date().toISOString(), task: {} });

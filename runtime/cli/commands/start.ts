@@ -20,6 +20,10 @@ export const registerStart: RegisterCommand = (program) => {
         '--allowed-hosts <names>',
         'comma-separated host names and addresses the hub answers to besides localhost, this machine and the public URL (DNS rebinding); * turns the check off',
       )
+      .option(
+        '--webhooks-allow <entries>',
+        'comma-separated addresses, networks (10.0.0.0/24) and host names webhooks and A2A pushes may go to besides public addresses (loopback and the LAN are refused otherwise; docs/events.md)',
+      )
       .option('--log-level <level>', 'silent, error, warn, info or debug (default info)')
       .option(
         '--index <url>',
