@@ -161,7 +161,7 @@ export class EmbeddedBroker implements BusTransport {
       }
     };
     // [MQTT-3.1.2.11.4] A Maximum Packet Size of 0 is a protocol error (aedes takes it): close at once (§4.13).
-    aedes.preConnect = (client, packet, done) => {
+    aedes.preConnect = (_client, packet, done) => {
       if (packet.protocolVersion === 5 && packet.properties?.maximumPacketSize === 0) {
         this.log('mqtt connection refused: Maximum Packet Size 0 is a protocol error', { clientId: packet.clientId });
         return done(new Error('Maximum Packet Size 0 is a protocol error'), false);
