@@ -124,6 +124,18 @@ function handlePuback (client, packet, done) {
     find: 'export default Client',
     replace: `export { flowWrite } // ${MARK}\nexport default Client`,
   },
+  {
+    file: 'lib/handlers/connect.js',
+    what: 'redelivery on reconnect: a queued message that was already sent (it has a packet identifier) goes again with DUP set [MQTT-3.3.1-1]',
+    find: '      const packet = new QoSPacket(data, client)\n',
+    replace: `      if (data.cmd === 'publish' && data.messageId !== undefined) data.dup = true // ${MARK}\n      const packet = new QoSPacket(data, client)\n`,
+  },
+  {
+    file: 'lib/handlers/connect.js',
+    what: 'Session Present: a kept MQTT 5 session without subscriptions is present too [MQTT-3.2.2-2]',
+    find: '  arg.sessionPresent = false // [MQTT-3.2.2-1], [MQTT-3.2.2-3]\n',
+    replace: `  arg.sessionPresent = !this.packet.clean && this.client.broker.expiringSessions.has(this.client.id) // ${MARK}\n`,
+  },
 ];
 
 export function aedesDir() {
