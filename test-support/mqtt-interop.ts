@@ -168,3 +168,22 @@ export async function runCases(target: Target, cases: readonly Case[], run = Dat
   }
   return results;
 }
+
+/** Helpers of the cases: a reason code out of an acknowledgement or a refusal (mqtt.js rejects on one). */
+export async function code(p: Promise<unknown>): Promise<number> {
+  try {
+    const ack = (await p) as { reasonCode?: number; granted?: number[] } | { qos: number }[] | undefined;
+    if (Array.isArray(ack)) return ack[0]?.qos ?? -1;
+    return ack?.reasonCode ?? 0;
+  } catch (err) {
+    const e = err as { code?: unknown; packet?: { granted?: number[] } };
+    if (typeof e.code === 'number') return e.code;
+    if (e.packet?.granted?.[0] !== undefined) return e.packet.granted[0];
+    throw err;
+  }
+}
+
+export const sub = (c: MqttClient, filter: string, opts: object = { qos: 2 }) => code(c.subscribeAsync(filter, opts));
+export const pub = (c: MqttClient, topic: string, payload: string | Buffer, opts: object = { qos: 1 }) =>
+  code(c.publishAsync(topic, payload, opts));
+export const publishes = (packets: mqttPacket.Packet[]) => packets.filter((p): p is mqttPacket.IPublishPacket => p.cmd === 'publish');
