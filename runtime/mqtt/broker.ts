@@ -12,6 +12,7 @@ import { createWebSocketStream, WebSocketServer } from 'ws';
 import type { MqttGrants } from '../../platform/http/mqtt-grants.js';
 import { LogLimiter, limitedLog } from '../events/log-limit.js';
 import { ClientIdOwners, DEFAULT_FRONT_DOOR, FrontDoor, type FrontDoorLimits } from './front-door.js';
+import { forwardable, offerSharedSubscriptions, parseShared, payloadFormatInvalid, reasonError } from './mqtt5.js';
 import { boundedPersistence, DEFAULT_SESSION_LIMITS, type SessionLimits } from './session-limits.js';
 import { type AclPrincipal, canReceive, checkPublish, checkSubscribe, commandOf } from './topics.js';
 import type { BusTransport, CommandHandler, OutgoingMessage, RequestHandler, TokenVerifier } from './transport.js';
@@ -134,6 +135,13 @@ export class EmbeddedBroker implements BusTransport {
       topicAliasMaximum: TOPIC_ALIAS_MAXIMUM,
     });
     this.aedes = aedes;
+    // MQTT 5 additions (mqtt5.ts, scripts/patch-aedes.mjs): shared subscriptions, and the Receive Maximum queue of
+    // each client bounded like an absent client's.
+    offerSharedSubscriptions(aedes as unknown as Parameters<typeof offerSharedSubscriptions>[0]);
+    Object.assign(aedes, { outgoingHeldLimit: kept.maxQueued });
+    aedes.on('outgoingDropped' as 'clientError', (client: Client) =>
+      this.log('mqtt client receive window full: messages beyond its queue are dropped for it', { clientId: client.id }),
+    );
     // aedes numbers a message when publish() is called but hands it to the subscribers only after asynchronous
     // steps that differ by QoS and retain (store a retained message, queue it for offline sessions), and a client
     // drops any message numbered below one it already got (aedes' dedupe of overlapping subscriptions). So a hub
@@ -151,6 +159,14 @@ export class EmbeddedBroker implements BusTransport {
       } finally {
         next?.();
       }
+    };
+    // [MQTT-3.1.2.11.4] A Maximum Packet Size of 0 is a protocol error (aedes takes it): close at once (§4.13).
+    aedes.preConnect = (_client, packet, done) => {
+      if (packet.protocolVersion === 5 && packet.properties?.maximumPacketSize === 0) {
+        this.log('mqtt connection refused: Maximum Packet Size 0 is a protocol error', { clientId: packet.clientId });
+        return done(new Error('Maximum Packet Size 0 is a protocol error'), false);
+      }
+      done(null, true);
     };
     aedes.authenticate = (client, _username, password, done) => {
       const token = password ? password.toString('utf8') : '';
@@ -172,6 +188,7 @@ export class EmbeddedBroker implements BusTransport {
     aedes.authorizePublish = (client, packet, done) => {
       const s = client ? this.sessions.get(client) : undefined;
       if (!client || !s) return done(new Error('not authorized'));
+      if (payloadFormatInvalid(packet)) return done(reasonError('the payload is marked UTF-8 but is not', 0x99));
       const operation = this.requests ? commandOf(this.o.kitchenId, packet.topic) : undefined;
       if (operation !== undefined && this.requests) {
         const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
@@ -212,13 +229,18 @@ export class EmbeddedBroker implements BusTransport {
     };
     aedes.authorizeSubscribe = (client, sub, done) => {
       const s = this.sessions.get(client);
-      const ok = !!s && checkSubscribe(this.o.kitchenId, sub.topic, s.principal);
+      // A shared subscription ($share/{group}/{filter}) is checked as its filter.
+      const filter = parseShared(sub.topic)?.filter ?? sub.topic;
+      const ok = !!s && checkSubscribe(this.o.kitchenId, filter, s.principal);
       if (s && !ok) this.refused('mqtt subscription refused', client.id, s.principal.name, sub.topic);
       done(null, ok ? sub : null);
     };
     aedes.authorizeForward = (client, packet) => {
       const s = this.sessions.get(client);
-      return s && canReceive(this.o.kitchenId, packet.topic, s.principal) ? packet : null;
+      if (!s || !canReceive(this.o.kitchenId, packet.topic, s.principal)) return null;
+      // Expired: never delivered; too large for the client's Maximum Packet Size: dropped for it (mqtt5.ts).
+      const max = (client as unknown as { maximumPacketSize?: number }).maximumPacketSize;
+      return forwardable(packet, max, Date.now()) ?? null;
     };
     aedes.on('clientError', (client, err) => this.log('mqtt client error', { clientId: client?.id, err: err.message }));
 

@@ -6,6 +6,7 @@
  */
 import t from 'tap';
 import { filterCovers, filterMatches, grantProblem, parseGrantList } from '../../platform/http/mqtt-grants.js';
+import { eventsOptionsOf } from '../events/options.js';
 import { until } from '../events/testing.js';
 import { collect, pubCode, startBroker, subCode } from './test-broker.js';
 
@@ -86,4 +87,13 @@ t.test('grants from the config file, by token name, add to the token’s own', a
   t.equal(await pubCode(p, 'devices/plug-2/power', '1'), 0);
   const q = await b.connect(b.token(['notify'], undefined, 'plug-3'));
   t.equal(await pubCode(q, 'devices/plug-2/power', '1'), 0x87, 'another name gets nothing');
+});
+
+t.test('mqttGrants in the config file: read with its checks, a grant on svc/ stops start-up with one line', async (t) => {
+  t.same(eventsOptionsOf({ mqttGrants: { 'plug-1': { publish: ['devices/plug-1/#'] } } }, {}).mqttGrants, {
+    'plug-1': { publish: ['devices/plug-1/#'], subscribe: [] },
+  });
+  t.throws(() => eventsOptionsOf({ mqttGrants: { panel: { subscribe: ['svc/kitchen/#'] } } }, {}), {
+    message: 'mqttGrants.panel.subscribe "svc/kitchen/#" refused: svc/… is governed by the token\'s scopes, not by grants',
+  });
 });
