@@ -22,6 +22,8 @@ const needs = [
   { bin: 'paho', pkg: 'python3-paho-mqtt', found: () => hasPaho() },
   // line-buffered output of mosquitto_sub in the interop tests
   { bin: 'stdbuf', pkg: 'coreutils' },
+  // a terminal for `hearth hil`'s prompts (util-linux's script, runtime/hil/hil-command.test.ts)
+  { bin: 'script', pkg: 'bsdutils' },
   // an XML Schema validator: the JUnit XML of `hearth hil --junit` against the Jenkins/Ant schema (runtime/hil/junit.test.ts)
   { bin: 'xmllint', pkg: 'libxml2-utils' },
   // node-gyp's compilers: scripts/test-node24.mjs builds the native addons again for Node 24

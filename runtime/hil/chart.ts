@@ -102,17 +102,20 @@ export function scenarioSvg(scenario: Scenario, result: ScenarioResult): string 
     `<rect width="${W}" height="${H}" fill="#fff"/>`,
     `<text x="${LEFT}" y="18" font-size="14" font-weight="bold">${esc(scenario.name)} — ${result.skipped ? 'skipped' : result.ok ? 'pass' : 'FAIL'}</text>`,
   );
-  if (!obs || obs.trace.length === 0) {
-    out.push(
-      `<text x="${LEFT}" y="60">${esc(result.skipped ?? 'no trace: the run recorded nothing to plot (not on the simulated rig)')}</text></svg>`,
-    );
+  if (!obs || (obs.trace.length === 0 && obs.readings.length === 0)) {
+    out.push(`<text x="${LEFT}" y="60">${esc(result.skipped ?? 'the run recorded nothing to plot')}</text></svg>`);
     return out.join('\n');
   }
+  // On a hardware rig there is no physics to read: only what Hearth read and commanded is drawn.
+  const simulated = obs.trace.length > 0;
   const t0 = obs.startedAt;
-  const t1 = Math.max(obs.trace.at(-1)?.t ?? t0, t0 + 1000);
-  const sensors = Object.keys(obs.media).filter((s) => obs.trace.some((p) => p.trueC[s] !== undefined));
-  const heaters = Object.keys(obs.trace[0]?.wire ?? {});
-  const heated = new Set(sensors.filter((s) => (obs.trueMaxC[s] ?? 0) > 40).map((s) => obs.media[s] as string));
+  const t1 = Math.max(obs.trace.at(-1)?.t ?? t0, obs.readings.at(-1)?.t ?? t0, obs.powers.at(-1)?.t ?? t0, t0 + 1000);
+  const sensors = Object.keys(obs.media).filter((s) =>
+    simulated ? obs.trace.some((p) => p.trueC[s] !== undefined) : obs.readings.some((r) => r.sensor === s),
+  );
+  const heaters = Object.keys(obs.trace[0]?.wire ?? obs.powers[0]?.heaters ?? {});
+  const hottest = (s: string) => (simulated ? obs.trueMaxC[s] : obs.maxTempC[s]) ?? 0;
+  const heated = new Set(sensors.filter((s) => hottest(s) > 40).map((s) => obs.media[s] as string));
   const limits = max_temp_limits(obs, heated);
   const checked = [
     ...Object.entries(scenario.expect.trueMaxTempC ?? {}).map(([id, c]) => ({ c, label: `bound: ${id} true ≤ ${c} °C` })),
@@ -174,12 +177,12 @@ export function scenarioSvg(scenario: Scenario, result: ScenarioResult): string 
     const color = PALETTE[i % PALETTE.length] as string;
     const truePts = thin(obs.trace.map((p) => [p.t, p.trueC[s] as number] as Pt));
     const readPts = thin(obs.readings.filter((r) => r.sensor === s && r.t >= t0).map((r) => [r.t, r.tempC] as Pt));
-    out.push(`<path d="${path(truePts, yT)}" fill="none" stroke="${color}" stroke-width="2" data-series="true:${esc(s)}"/>`);
+    if (simulated) out.push(`<path d="${path(truePts, yT)}" fill="none" stroke="${color}" stroke-width="2" data-series="true:${esc(s)}"/>`);
     if (readPts.length > 0)
       out.push(
         `<path d="${path(readPts, yT)}" fill="none" stroke="${color}" stroke-width="1.2" stroke-dasharray="5 3" data-series="reported:${esc(s)}"/>`,
       );
-    legend.push(`<tspan fill="${color}">━ ${esc(s)} true  ┅ ${esc(s)} reported</tspan>`);
+    legend.push(`<tspan fill="${color}">${simulated ? `━ ${esc(s)} true  ` : ''}┅ ${esc(s)} reported</tspan>`);
   });
   heaters.forEach((h, i) => {
     const color = PALETTE[(i + 3) % PALETTE.length] as string;
@@ -190,11 +193,11 @@ export function scenarioSvg(scenario: Scenario, result: ScenarioResult): string 
       ...events.map((b) => [Math.max(b.t, t0), Number(b.payload.power)] as Pt),
       [t1, Number(events.at(-1)?.payload.power ?? 0)],
     ]);
-    out.push(`<path d="${path(wire, yP)}" fill="none" stroke="${color}" stroke-width="2" data-series="wire:${esc(h)}"/>`);
+    if (simulated) out.push(`<path d="${path(wire, yP)}" fill="none" stroke="${color}" stroke-width="2" data-series="wire:${esc(h)}"/>`);
     out.push(
       `<path d="${path(commanded, yP)}" fill="none" stroke="${color}" stroke-width="1.2" stroke-dasharray="5 3" data-series="commanded:${esc(h)}"/>`,
     );
-    legend.push(`<tspan fill="${color}">━ ${esc(h)} wire  ┅ ${esc(h)} commanded</tspan>`);
+    legend.push(`<tspan fill="${color}">${simulated ? `━ ${esc(h)} wire  ` : ''}┅ ${esc(h)} commanded</tspan>`);
   });
   // marks
   const placed: number[] = [];
@@ -218,6 +221,10 @@ export function scenarioSvg(scenario: Scenario, result: ScenarioResult): string 
       `<text x="${LEFT}" y="${POWER.bottom + 32 + i * 13}" fill="${b.ok ? '#2b8a3e' : '#c92a2a'}">${b.ok ? '✓' : '✗'} ${esc(b.check)}: ${esc(b.bound)}; measured ${esc(b.measured ?? '')}</text>`,
     );
   });
+  if (!simulated)
+    out.push(
+      `<text x="${right}" y="${TEMP.top - 8}" text-anchor="end" font-size="10">a hardware rig: no true temperature or wire power to draw</text>`,
+    );
   out.push('</svg>');
   return out.join('\n');
 }

@@ -2,11 +2,12 @@
  * `hearth hil` (and `npm run hil`, its alias) as a user runs it: one line per scenario, the totals, exit 1 on a
  * failure, 2 on bad input; on a hardware rig without a terminal, what needs a person is skipped with the reason.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { repoRoot, runCli } from '../../test-support/cli.js';
+import { childEnv, hearthArgv, repoRoot, runCli } from '../../test-support/cli.js';
 
 const hil = (args: string[]) => runCli(['hil', ...args]);
 
@@ -60,6 +61,42 @@ t.test('on a hardware rig without a terminal, a scenario that needs a person is 
   t.equal(r.code, 0, r.stderr);
   const why = 'needs a person at the rig, and this run is not interactive: no terminal, or CI';
   t.equal(r.stdout, `skip koshari-fry-served (${why})\nskip presence-lost-mid-fry (${why})\n0 passed, 0 failed, 2 skipped\n`);
+});
+
+t.test('on a hardware rig at a terminal, an estop scenario asks for a person and waits for Enter', async (t) => {
+  // A terminal from util-linux's script(1); CI unset, so the run counts as interactive. This machine has no I2C
+  // bus, so once the person has answered the scenario fails opening the rig: what matters is the wait before it.
+  const [node, args] = hearthArgv(['hil', '--rig', 'drivers/examples/rig.hardware.yaml', 'dead-heater']);
+  const quote = (a: string) => `'${a.replace(/'/g, "'\\''")}'`;
+  const child = spawn('script', ['-qec', [node, ...args].map(quote).join(' '), '/dev/null'], {
+    cwd: repoRoot,
+    env: { ...childEnv(), CI: '' },
+  });
+  t.teardown(() => child.kill('SIGKILL'));
+  let out = '';
+  const seen = (re: RegExp) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (re.test(out)) {
+          child.stdout.off('data', on);
+          resolve();
+        }
+      };
+      const on = (d: Buffer) => {
+        out += d.toString();
+        check();
+      };
+      child.stdout.on('data', on);
+      child.once('close', () => resolve());
+      check();
+    });
+  const prompt = /dead-heater: stand at the emergency stop, with a lid and a fire blanket at hand; press Enter when done/;
+  await seen(prompt);
+  t.match(out, prompt, 'the prompt');
+  t.notMatch(out, /FAIL|pass|skip/, 'nothing ran before the person answered');
+  child.stdin.write('\n');
+  await seen(/0 passed, 1 failed/);
+  t.match(out, /FAIL dead-heater\r?\n {5}sensor "oil": no MCP9600 answering/);
 });
 
 t.test('a rig file that fails validation, an unwritable output: one line, exit 2, nothing written', async (t) => {
