@@ -210,7 +210,11 @@ export function check(node, map, pkgs, cache = DEFAULT_CACHE) {
       } catch (e) { failures.push(name + ': ' + e.message.replace(/\\s+/g, ' ').slice(0, 400)); }
     }
     process.stdout.write(JSON.stringify(failures));`;
-  const list = JSON.stringify(pkgs.map((p) => [p.name, p.dir]));
+  const loads = pkgs.map((p) => [p.name, p.dir]);
+  // better-sqlite3 is checked even if it ever came as a prebuild rather than a build of its own
+  if (!loads.some(([name]) => name === 'better-sqlite3'))
+    loads.push(['better-sqlite3', dirname(require.resolve('better-sqlite3/package.json'))]);
+  const list = JSON.stringify(loads);
   const ran = spawnSync(node.bin, ['-e', probe, list], { cwd: root, env: runEnv(node, map), encoding: 'utf8' });
   if (ran.status !== 0) throw new RunnerError(`the native-module check could not run under Node ${node.version}: ${firstLine(ran.stderr)}`);
   const failures = JSON.parse(ran.stdout);
@@ -253,6 +257,7 @@ function prune(cache, node, pkgs) {
     if (e.startsWith('native-node-v') && path !== nativeRoot(cache, node)) rmSync(path, { recursive: true, force: true });
     if (e.startsWith('node-v') && e !== `node-v${node.version}-linux-${process.arch}`) rmSync(path, { recursive: true, force: true });
   }
+  if (!existsSync(nativeRoot(cache, node))) return;
   for (const e of readdirSync(nativeRoot(cache, node))) {
     const path = join(nativeRoot(cache, node), e);
     if (!keep.has(path) && !e.endsWith('.log')) rmSync(path, { recursive: true, force: true });
