@@ -11,6 +11,8 @@
  * - `maxExpirySeconds`: an MQTT 5 Session Expiry Interval above it (0xFFFFFFFF "never" included) is clamped.
  * - `maxPending`: at most this many absent sessions are kept at once; a newer one ends with its connection.
  *   (MQTT 3.1.1 sessions with `clean: false` have no expiry in aedes; `maxQueued` bounds them.)
+ * `maxQueued` also bounds what waits for a connected client's Receive Maximum window (scripts/patch-aedes.mjs,
+ * `outgoingHeldLimit`), and a shared subscription costs one group member per subscription (mqtt5.ts).
  */
 import { createRequire } from 'node:module';
 
