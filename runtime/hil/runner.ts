@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadRigConfig } from '../../drivers/rig.js';
 import { validateRecipeSemantics } from '../../safety/validate-recipe.js';
 import type { HeatRequest } from '../supervisor/types.js';
-import { publishRecall } from '../sync/test-helpers.js';
+import { publishRecall } from '../sync/index-fixture.js';
 import { type Bound, evaluate, type Figures } from './expect.js';
 import { type Observations, observe } from './observe.js';
 import { hilDir, ms, type Scenario, type TimelineEntry } from './scenario.js';

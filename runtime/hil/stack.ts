@@ -17,7 +17,7 @@ import { catalogOf, recipeEntry } from '../config/recipes.js';
 import { dashboardFeature } from '../dashboard/feature.js';
 import { type Hub, hubFeature } from '../hub/feature.js';
 import { syncFeature } from '../sync/feature.js';
-import { type IndexFixture, indexFixture } from '../sync/test-helpers.js';
+import { type IndexFixture, indexFixture } from '../sync/index-fixture.js';
 import { repoDir, type Scenario, ScenarioError } from './scenario.js';
 
 export interface Reply {

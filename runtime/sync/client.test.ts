@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import { publicRecord } from '../../core/keys.js';
 import { editRecipe } from '../../services/index/test-helpers.js';
 import { normalizeIndexUrl, type SyncSummary, syncIndex } from './client.js';
-import { deviceStore, type IndexFixture, indexFixture, key, publishRecall, recipeRequests, resignManifest } from './test-helpers.js';
+import { deviceStore, type IndexFixture, indexFixture, key, publishRecall, recipeRequests, resignManifest } from './index-fixture.js';
 
 async function setup(
   t: Test,

@@ -10,7 +10,7 @@ import { packageRoot } from '../config/paths.js';
 import type { BusEvents } from '../events/bus.js';
 import { startHub } from '../hub/test-helpers.js';
 import { syncFeature } from './feature.js';
-import { type IndexFixture, indexFixture, publishRecall } from './test-helpers.js';
+import { type IndexFixture, indexFixture, publishRecall } from './index-fixture.js';
 
 const KOSHARI = 'example-koshari';
 const neverFire = { setTimeout: () => 0, clearTimeout: () => {} };

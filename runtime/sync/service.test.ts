@@ -4,7 +4,7 @@ import t from 'tap';
 import { publicRecord } from '../../core/keys.js';
 import { type BusEvents, EventBus } from '../events/bus.js';
 import { readTrustFile, SyncService, summaryLine } from './service.js';
-import { deviceStore, indexFixture } from './test-helpers.js';
+import { deviceStore, indexFixture } from './index-fixture.js';
 
 t.test('each outcome is logged and emitted; a rejection carries its reason; syncs do not overlap', async (t) => {
   const f = await indexFixture(t.testdir(), { count: 4 });

@@ -1,5 +1,6 @@
 /**
- * Test helpers for sync (tests only): a built index served on 127.0.0.1 port 0 behind a counting proxy that
+ * A local index for sync's tests and for the HIL scenarios that exercise recalls (runtime/hil/stack.ts, runner.ts,
+ * so it ships in the bundle): a built index served on 127.0.0.1 port 0 behind a counting proxy that
  * can drop a connection midway, a device-side store in memory, and a way to re-sign a tampered manifest (an
  * index whose signing pipeline published bad content).
  */
