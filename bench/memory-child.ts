@@ -6,10 +6,11 @@
 import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { keepYoungGenerationSmall } from '../platform/young-generation.js';
-import { runFuzz } from '../test-support/fuzz.js';
 
-// As `hearth start` does (runtime/cli/commands/start.ts); HEARTH_YOUNG_GENERATION=grow compares V8's default.
+// As `hearth start` does (runtime/cli/commands/start.ts), before the hub's modules load (hence the dynamic
+// import below); HEARTH_YOUNG_GENERATION=grow compares V8's default.
 keepYoungGenerationSmall();
+const { runFuzz } = await import('../test-support/fuzz.js');
 
 const arg = (name: string, dflt: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt);
 const MB = 1048576;
