@@ -33,14 +33,13 @@ t.test('cgroup v2: memory.max and anon', async (t) => {
   t.equal(cgroupReading(root, self), undefined, 'v2 without a limit');
 });
 
-t.test('HEARTH_MEMORY_LIMIT_MB when no cgroup limit applies; stops are always served', async (t) => {
-  if (cgroupReading() === undefined) {
-    t.equal(memoryReading({})?.limit, undefined);
-    const r = memoryReading({ HEARTH_MEMORY_LIMIT_MB: '160' });
-    t.equal(r?.limit, 160 * 1048576);
-    t.ok((r?.used() ?? 0) > 0, 'the process RSS');
-    t.equal(memoryReading({ HEARTH_MEMORY_LIMIT_MB: 'lots' }), undefined);
-  }
+t.test('HEARTH_MEMORY_LIMIT_MB, else the cgroup only as a service; stops are always served', async (t) => {
+  t.equal(memoryReading({}), undefined, 'outside a service, no cgroup is read');
+  const r = memoryReading({ HEARTH_MEMORY_LIMIT_MB: '160', INVOCATION_ID: 'x' });
+  t.equal(r?.limit, 160 * 1048576, 'the variable wins');
+  t.ok((r?.used() ?? 0) > 0, 'the process RSS');
+  t.equal(memoryReading({ HEARTH_MEMORY_LIMIT_MB: 'lots' }), undefined);
+  t.same(memoryReading({ INVOCATION_ID: 'x' })?.limit, cgroupReading()?.limit, 'as a service: its cgroup');
   t.ok(alwaysServed('POST', '/svc/v1/safety/estop'));
   t.ok(alwaysServed('POST', '/dashboard/v1/estop?x=1'));
   t.ok(alwaysServed('POST', '/v1/executions/ex-1/stop'));

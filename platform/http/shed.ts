@@ -4,7 +4,7 @@
  * OOM killer ends it (and, with KillMode=control-group, its heat guard). Stops are always served: a POST to a
  * path ending in `/estop` or `/stop` (the safety e-stop, the dashboard's, an execution's stop).
  *
- * What is compared: the anonymous memory of the process's cgroup when it has a limit (cgroup v2 `memory.max`
+ * What is compared (memoryReading): the anonymous memory of the process's cgroup when it has a limit (cgroup v2 `memory.max`
  * with `memory.stat` anon, or v1 `memory.limit_in_bytes` with `memory.stat` total_rss: the unit's `MemoryMax=`
  * covers hearth and its heat guard together, and page cache is reclaimable, anonymous memory is not); otherwise,
  * with `HEARTH_MEMORY_LIMIT_MB` set, the process's own resident memory. Sampled every 250 ms, not per request.
@@ -74,10 +74,16 @@ export function cgroupReading(root = CGROUP_ROOT, self = '/proc/self/cgroup'): M
   return undefined;
 }
 
-/** The reading the hub sheds by: its cgroup's limit, else `HEARTH_MEMORY_LIMIT_MB` against its own RSS. */
+/**
+ * The reading the hub sheds by: `HEARTH_MEMORY_LIMIT_MB` against its own RSS when set; else its cgroup's limit
+ * when it runs as a systemd service (`INVOCATION_ID`, set by systemd for every unit) or `HEARTH_MEMORY_LIMIT=cgroup`
+ * asks for it. Not any cgroup it happens to be in: a test suite in a memory-limited container shares that
+ * cgroup with everything else the container runs, and its hubs must not shed because of it.
+ */
 export function memoryReading(env: NodeJS.ProcessEnv = process.env): MemoryReading | undefined {
-  const cg = cgroupReading();
-  if (cg) return cg;
+  if (env.HEARTH_MEMORY_LIMIT_MB === undefined && (env.INVOCATION_ID !== undefined || env.HEARTH_MEMORY_LIMIT === 'cgroup')) {
+    return cgroupReading();
+  }
   const mb = Number(env.HEARTH_MEMORY_LIMIT_MB);
   if (env.HEARTH_MEMORY_LIMIT_MB === undefined || !Number.isFinite(mb) || mb <= 0) return undefined;
   return { limit: mb * 1024 * 1024, used: () => process.memoryUsage.rss(), source: 'HEARTH_MEMORY_LIMIT_MB' };
