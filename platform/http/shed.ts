@@ -4,10 +4,11 @@
  * OOM killer ends it (and, with KillMode=control-group, its heat guard). Stops are always served: a POST to a
  * path ending in `/estop` or `/stop` (the safety e-stop, the dashboard's, an execution's stop).
  *
- * What is compared (memoryReading): the anonymous memory of the process's cgroup when it has a limit (cgroup v2 `memory.max`
- * with `memory.stat` anon, or v1 `memory.limit_in_bytes` with `memory.stat` total_rss: the unit's `MemoryMax=`
- * covers hearth and its heat guard together, and page cache is reclaimable, anonymous memory is not); otherwise,
- * with `HEARTH_MEMORY_LIMIT_MB` set, the process's own resident memory. Sampled every 250 ms, not per request.
+ * What is compared (memoryReading): with `HEARTH_MEMORY_LIMIT_MB` set, the process's own resident memory; else,
+ * as a systemd service, the anonymous memory of its cgroup when that has a limit (v2 `memory.max` with
+ * `memory.stat` anon, or v1 `memory.limit_in_bytes` with `memory.stat` total_rss: the unit's `MemoryMax=` covers
+ * hearth and its heat guard together, and page cache is reclaimable, anonymous memory is not). Sampled every
+ * 250 ms, not per request.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
