@@ -83,3 +83,10 @@ export function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
+
+/** Resident, proportional (PSS) and anonymous memory of a process from /proc/PID/smaps_rollup, MB. */
+export function smapsMb(pid: number): { rss: number; pss: number; anon: number } {
+  const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN) / 1024;
+  return { rss: kb('Rss'), pss: kb('Pss'), anon: kb('Anonymous') };
+}

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { distIsFresh } from '../test-support/cli.js';
-import { cpuMs, rssMb } from './spawn-server.js';
+import { cpuMs, rssMb, smapsMb } from './spawn-server.js';
 import { percentile } from './stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -96,10 +96,13 @@ interface Figures {
   readyMs: number[];
   firstMs: number[];
   rssMb: number[];
+  /** Proportional set size and anonymous memory (smaps_rollup): what a second such process costs is its anonymous share. */
+  pssMb: number[];
+  anonMb: number[];
   cpuMs: number[];
   childRssMb: number[];
 }
-const empty = (): Figures => ({ readyMs: [], firstMs: [], rssMb: [], cpuMs: [], childRssMb: [] });
+const empty = (): Figures => ({ readyMs: [], firstMs: [], rssMb: [], pssMb: [], anonMb: [], cpuMs: [], childRssMb: [] });
 
 async function measure(into: Figures, args: string[], ready: RegExp, env?: NodeJS.ProcessEnv): Promise<void> {
   const s = await spawnTimed(args, ready, env);
@@ -107,6 +110,9 @@ async function measure(into: Figures, args: string[], ready: RegExp, env?: NodeJ
   into.readyMs.push(s.readyMs);
   into.firstMs.push(s.firstMs);
   into.rssMb.push(rssMb(s.pid));
+  const sm = smapsMb(s.pid);
+  into.pssMb.push(sm.pss);
+  into.anonMb.push(sm.anon);
   into.cpuMs.push(cpuMs(s.pid));
   into.childRssMb.push(childrenOf(s.pid).reduce((sum, p) => sum + rssMb(p), 0));
   await s.kill();
@@ -235,6 +241,8 @@ const baselineDir = arg('baseline');
 const floor = empty();
 const hearth = empty();
 const baseline = empty();
+// `--young-default`: also hearth start with V8's default young generation (HEARTH_YOUNG_GENERATION=grow).
+const youngDefault = process.argv.includes('--young-default') ? empty() : undefined;
 for (let i = 0; i < rounds; i++) {
   await measure(floor, [join(root, 'bench/fastify-floor.mjs')], /floor ready (http:\/\/\S+)/);
   for (const [into, from] of baselineDir
@@ -245,6 +253,11 @@ for (let i = 0; i < rounds; i++) {
     : ([[hearth, root]] as const)) {
     const dataDir = mkdtempSync(join(tmpdir(), 'hearth-start-'));
     await measure(into, hearthArgs(dataDir, from), HEARTH_READY);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (youngDefault) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'hearth-start-'));
+    await measure(youngDefault, hearthArgs(dataDir), HEARTH_READY, { ...process.env, HEARTH_YOUNG_GENERATION: 'grow' });
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -258,15 +271,23 @@ for (const [name, f] of [
   console.log(`  spawn → first 200 on ${PROBE}: ${range(f.firstMs)} ms`);
   console.log(`  CPU time to first 200 + 300 ms: ${range(f.cpuMs)} ms`);
   console.log(`  resident memory then:           ${range(f.rssMb)} MB`);
+  console.log(`  PSS then (smaps_rollup):        ${range(f.pssMb)} MB`);
+  console.log(`  anonymous then (smaps_rollup):  ${range(f.anonMb)} MB`);
 }
 console.log(`  its heat guard (a child process): ${range(hearth.childRssMb)} MB resident`);
+if (youngDefault) {
+  console.log("hearth start with V8's default young generation (HEARTH_YOUNG_GENERATION=grow)");
+  console.log(
+    `  spawn → first 200: ${range(youngDefault.firstMs)} ms; CPU ${range(youngDefault.cpuMs)} ms; RSS ${range(youngDefault.rssMb)} MB; anonymous ${range(youngDefault.anonMb)} MB`,
+  );
+}
 if (baselineDir) {
   console.log(`baseline: hearth start of ${baselineDir}`);
   console.log(`  spawn → first 200: ${range(baseline.firstMs)} ms; CPU ${range(baseline.cpuMs)} ms; RSS ${range(baseline.rssMb)} MB`);
 }
 const ratio = (a: number[], b: number[]) => (med(a) / med(b)).toFixed(2);
 console.log(
-  `ratios hearth/floor (medians): first 200 ${ratio(hearth.firstMs, floor.firstMs)}× (target ≤ 2× and < 400 ms: ${fmt(med(hearth.firstMs))} ms), ready line ${ratio(hearth.readyMs, floor.readyMs)}×, CPU ${ratio(hearth.cpuMs, floor.cpuMs)}×, RSS ${ratio(hearth.rssMb, floor.rssMb)}× (target < 60 MB: ${fmt(med(hearth.rssMb))} MB)`,
+  `ratios hearth/floor (medians): first 200 ${ratio(hearth.firstMs, floor.firstMs)}× (target ≤ 2× and < 400 ms: ${fmt(med(hearth.firstMs))} ms), ready line ${ratio(hearth.readyMs, floor.readyMs)}×, CPU ${ratio(hearth.cpuMs, floor.cpuMs)}×, RSS ${ratio(hearth.rssMb, floor.rssMb)}× (target ≤ 1.25×: ${fmt(med(hearth.rssMb))} MB), PSS ${ratio(hearth.pssMb, floor.pssMb)}×, anonymous ${ratio(hearth.anonMb, floor.anonMb)}× (${fmt(med(hearth.anonMb) - med(floor.anonMb))} MB more than the floor)`,
 );
 console.log(`load average after: ${loadAfter}`);
 if (!process.argv.includes('--no-breakdown')) await breakdown(med(hearth.cpuMs));

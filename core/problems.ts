@@ -59,6 +59,7 @@ export const problemCatalog = {
   'origin-not-allowed': { status: 403, title: 'Origin not allowed' },
   'internal-error': { status: 500, title: 'Internal error' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
+  'memory-pressure': { status: 503, title: 'Near the memory limit' },
   'query-too-complex': { status: 400, title: 'GraphQL operation too deep or too costly' },
 } as const satisfies Record<string, ProblemType>;
 

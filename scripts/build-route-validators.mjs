@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * Compile the validators `hearth start` needs (its HTTP routes, its configuration) once, at build time, into
+ * Compile the validators `hearth start` needs (its HTTP routes, its configuration), and those of `hearth
+ * recipe-api serve` (its POST bodies), once, at build time, into
  * standalone code (dist/route-validators.cjs), so that the device neither loads ajv nor compiles its schemas at
  * every start. It builds the device's app as `hearth start` does (simulated rig, temporary data directory,
  * nothing listening), hears every schema asked for through platform/prebuilt-validators' recorder, and writes
@@ -45,6 +46,13 @@ try {
 } finally {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }
+// `hearth recipe-api serve` compiles its POST bodies' schemas through the same recorder.
+try {
+  const { bodyValidators } = await import(dist('services/recipe-api/server.js'));
+  bodyValidators();
+} catch (err) {
+  process.stderr.write(`build-route-validators: the recipe API's body schemas were not heard (${err?.message ?? err})\n`);
+}
 prebuilt.recordSchemas(undefined);
 
 const { _ } = await import('ajv');
@@ -62,6 +70,8 @@ for (const [key, { recipe, schema }] of schemas) {
 writeFileSync(out, code);
 // What each was compiled from, beside it (for tests and for a person reading the build; never loaded by hearth).
 writeFileSync(out.replace(/\.cjs$/, '.sources.json'), `${JSON.stringify(Object.fromEntries(schemas), null, 1)}\n`);
-process.stdout.write(`validators of hearth start: ${schemas.size} compiled into ${out} (${Math.round(code.length / 1024)} KiB)\n`);
+process.stdout.write(
+  `validators of hearth start and the recipe API: ${schemas.size} compiled into ${out} (${Math.round(code.length / 1024)} KiB)\n`,
+);
 // The app's libraries may leave handles open (timers, workers); the file is written.
 process.exit(0);

@@ -45,6 +45,8 @@ export async function runFuzz(o: {
   log?: (line: string) => void;
   /** Called with the running hub after each round of hostile calls (the last before RSS is measured): memory checks. */
   inspect?: (h: FullHub, round: number) => void | Promise<void>;
+  /** Called with the running hub once the hostile calls are over, before it closes (bench/memory.bench.ts waits there). */
+  after?: (h: FullHub) => void | Promise<void>;
 }): Promise<FuzzReport> {
   const p = new Pick(rng(o.seed));
   // As the scope matrix's hub: the reference's market (quotes to order and approve) and relief coordination.
@@ -145,6 +147,7 @@ export async function runFuzz(o: {
     await o.inspect?.(h, r);
   }
   watcher.end(true);
+  await o.after?.(h);
   o.log?.('closing');
   const rssAfterMb = rssMb();
   await Promise.race([h.close(), new Promise((r) => setTimeout(r, 20_000).unref())]);

@@ -13,6 +13,7 @@ import { createRig, loadRigConfig, type RigConfig } from '../../drivers/rig.js';
 import type { Clock } from '../../drivers/types.js';
 import { createHttpApp } from '../../platform/http/app.js';
 import { installHostGuard } from '../../platform/http/host-guard.js';
+import { installLoadShedding, memoryReading, type Shedder } from '../../platform/http/shed.js';
 import { humanDestination } from '../../platform/log-format.js';
 import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
 import { ConfigError, type HearthConfig } from '../config/config.js';
@@ -77,6 +78,8 @@ export class App {
   private started = false;
   private stopped = false;
   private guard?: HeatGuard;
+  /** Load shedding near the memory limit (tests swap its reading). */
+  shedder?: Shedder;
   private url: string;
 
   private constructor(ctx: AppContext) {
@@ -182,7 +185,13 @@ export class App {
     ctx.http = createHttpApp({ baseUrl: () => ctx.baseUrl(), loggerInstance: log.child({ component: 'http' }) });
     // First hook of all: a page on another name (DNS rebinding) learns nothing, not even whether a token is needed.
     installHostGuard(ctx.http, { allowedHosts });
+    // Near its memory limit (the unit's MemoryMax=, or HEARTH_MEMORY_LIMIT_MB) the hub refuses new requests
+    // with 503 memory-pressure rather than be killed; stops are always served (platform/http/shed.ts).
+    const reading = memoryReading();
+    const shedder = installLoadShedding(ctx.http, { baseUrl: () => ctx.baseUrl(), reading });
+    if (reading) log.info({ limitMb: Math.round(reading.limit / 1048576), source: reading.source }, 'memory limit: shedding load near it');
     const app = new App(ctx);
+    app.shedder = shedder;
     app.guard = guard;
     // A manual clock moves no further while a heater line write is still on its way to the guard.
     if (manual && guard) manual.settleWith = () => guard.settled();

@@ -11,6 +11,7 @@ import { packageRoot } from '../../platform/paths.js';
 import { validate } from '../../schemas/index.js';
 import type { RecipeFacts } from '../index/entry.js';
 import { SearchIndex } from '../index/search.js';
+import { ApiError } from './params.js';
 import { assignCostTiers, type Json, type Row, rowOf } from './rows.js';
 import { type IngredientWordIndex, ingredientWordIndex } from './words.js';
 
@@ -112,6 +113,36 @@ function loadCertifications(dir: string | undefined): Json[] {
   return files.map(readJson).filter((d) => d.kind === 'Certification');
 }
 
+/** How many documents read back from their files are kept (a detail view or a dry run reads one). */
+const DOC_CACHE = 64;
+
+/**
+ * A hashed recipe's document is not kept in memory once its row is built (2,000 documents held ~10 MB of heap):
+ * `row.doc()` reads it back from its file, checks its hash against the one verified at load, and keeps the last
+ * DOC_CACHE read. A file changed or removed since the start answers 503: the catalog is what was checked.
+ */
+function docFromFile(row: Row, file: string, cache: Map<string, Json>): void {
+  const { hash, id } = row;
+  row.doc = (): Json => {
+    let doc = cache.get(file);
+    if (doc !== undefined) {
+      cache.delete(file);
+      cache.set(file, doc);
+      return doc;
+    }
+    try {
+      doc = readJson(file);
+    } catch {
+      doc = undefined;
+    }
+    if (doc === undefined || doc.id !== id || documentHash(doc) !== hash)
+      throw new ApiError(503, 'catalog_changed', `recipe ${id} changed on disk since the start; restart the recipe API to load it`);
+    cache.set(file, doc);
+    if (cache.size > DOC_CACHE) cache.delete(cache.keys().next().value as string);
+    return doc;
+  };
+}
+
 export interface LoadOptions {
   /** Folder of Certification documents to list on /api/certifications. */
   certificationsDir?: string;
@@ -131,6 +162,7 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
   const rows: Row[] = [];
   const byId = new Map<string, Row>();
   const seen = new Map<string, string>();
+  const docs = new Map<string, Json>();
   for (const file of files) {
     const doc = readRecipe(file);
     const id = doc.id as string;
@@ -138,6 +170,8 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
     if (before !== undefined) throw new CatalogError(`${file}: recipe id ${id} is also used by ${relative(dir, before)}`);
     seen.set(id, file);
     const row = rowOf(doc, rows.length);
+    // readRecipe verified a present hash; a document without one stays in memory (nothing to check it against).
+    if (typeof doc.hash === 'string') docFromFile(row, file, docs);
     rows.push(row);
     byId.set(id, row);
   }

@@ -1,6 +1,7 @@
 /** The implementation behind `hearth recipe-api serve`, loaded lazily by the command module. */
 import { readFileSync } from 'node:fs';
 import { CliError } from '../../platform/cli-error.js';
+import { collectGarbageNow, keepYoungGenerationSmall } from '../../platform/young-generation.js';
 import { CatalogError } from './catalog.js';
 import { HubTokensError } from './hub-tokens.js';
 import { createRecipeApi, type RecipeApi } from './server.js';
@@ -51,6 +52,9 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
   const burst = positive(opts.burst, '--burst', (n) => n >= 1, 'a number of at least 1');
   const rate = opts.rateLimit !== undefined ? positive(opts.rateLimit, '--rate-limit', (n) => n > 0, 'a positive number') : undefined;
   const mcpTokens = tokensOf(opts);
+  // Before the catalog loads: the load keeps most of what it allocates, which would grow the young generation
+  // to 32 MB for good (platform/young-generation.ts).
+  keepYoungGenerationSmall();
   const started = performance.now();
   let api: RecipeApi;
   try {
@@ -66,6 +70,8 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
     if (err instanceof HubTokensError) throw new CliError(`--hub-data: ${err.message}`);
     throw err;
   }
+  // What the load parsed and dropped (each document, once its row is built) is given back before serving.
+  collectGarbageNow();
   const loadMs = Math.round(performance.now() - started);
   let address: string;
   try {

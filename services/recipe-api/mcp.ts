@@ -1,57 +1,17 @@
 /**
  * Every recipe API operation as an MCP tool on the host's /mcp route (stateless streamable HTTP). The route
  * needs a bearer token: one of the configured static tokens, or a token the hub named by `--hub-data` issued
- * (pairing or `hearth token create`). Without one it answers 401 `{error, detail}`.
+ * (pairing or `hearth token create`). Without one it answers 401 `{error, detail}`. The MCP SDK and the tools
+ * (mcp-server.ts) load on the first request with a valid token.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serveMcp } from '../../platform/mcp/bridge.js';
-import { jsonSchema } from '../../platform/mcp/schema.js';
 import type { Catalog } from './catalog.js';
-import { ApiError } from './params.js';
-import { DATA_NOTE } from './present.js';
+import type { recipeMcpHandler } from './mcp-server.js';
 import type { Operation } from './route-types.js';
-import type { Json } from './rows.js';
 
-function inputSchema(op: Operation): Json {
-  const properties: Json = {};
-  for (const p of op.params) properties[p.name] = { type: p.type, description: p.description, ...(p.enum ? { enum: [...p.enum] } : {}) };
-  const required = op.params.filter((p) => p.required || p.in === 'path').map((p) => p.name);
-  if (op.body) {
-    const body = op.body as { properties?: Json; required?: string[] };
-    Object.assign(properties, body.properties ?? {});
-    required.push(...(body.required ?? []));
-  }
-  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
-}
-
-export function recipeMcpServer(cat: () => Catalog, ops: readonly Operation[], version: string): McpServer {
-  const server = new McpServer({ name: 'hearth-recipe-api', version });
-  for (const op of ops) {
-    server.registerTool(
-      op.operationId,
-      {
-        description: `${op.summary}. ${op.description}`,
-        annotations: { readOnlyHint: true, openWorldHint: false },
-        inputSchema: jsonSchema<Json>(inputSchema(op)),
-      },
-      async (args: Json) => {
-        // Tool arguments become query parameters as strings, exactly as over HTTP.
-        const query: Json = {};
-        for (const p of op.params) if (args[p.name] !== undefined) query[p.name] = String(args[p.name]);
-        try {
-          const value = op.run(cat(), query, op.body ? args : undefined);
-          return { content: [{ type: 'text' as const, text: `${DATA_NOTE}\n${JSON.stringify(value)}` }], structuredContent: value };
-        } catch (err) {
-          if (err instanceof ApiError) return { isError: true, content: [{ type: 'text' as const, text: `${err.error}: ${err.message}` }] };
-          throw err;
-        }
-      },
-    );
-  }
-  return server;
-}
+type Handler = ReturnType<typeof recipeMcpHandler>;
 
 /** Who may open /mcp: static tokens, and optionally a check against a hub's token store. */
 export interface McpAccess {
@@ -78,7 +38,17 @@ export function mountRecipeMcp(
   version: string,
   access: McpAccess,
 ): () => Promise<void> {
-  const handler = createMcpHandler(() => recipeMcpServer(cat, ops, version));
+  let loading: Promise<Handler> | undefined;
+  const handler = (): Promise<Handler> => {
+    if (!loading) {
+      loading = import('./mcp-server.js').then((m) => m.recipeMcpHandler(cat, ops, version));
+      // A failed load is retried by the next request rather than remembered.
+      loading.catch(() => {
+        loading = undefined;
+      });
+    }
+    return loading;
+  };
   app.route({
     method: ['POST', 'GET', 'DELETE'],
     url: '/mcp',
@@ -90,8 +60,10 @@ export function mountRecipeMcp(
             : 'a valid bearer token is required';
         return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized', detail });
       }
-      return serveMcp(req, reply, handler);
+      return serveMcp(req, reply, await handler());
     },
   });
-  return () => handler.close();
+  return async () => {
+    if (loading) await (await loading.catch(() => undefined))?.close();
+  };
 }

@@ -89,7 +89,7 @@ export function brief(r: Row, lang: string, extra: { diets?: string[]; kids?: bo
     out.equipment = r.equipment;
     out.tags = r.tags;
     out.nutrition = r.nutrition ?? null;
-    out.cost_buckets = ((r.doc.cost as Json | undefined)?.buckets as Json | undefined) ?? null;
+    out.cost_buckets = ((r.doc().cost as Json | undefined)?.buckets as Json | undefined) ?? null;
     out.allergen_info = r.allergenInfo;
     out.diabetic = r.diabetic;
   }
@@ -126,7 +126,7 @@ export function parts(include: string | undefined, view: string | undefined): Pa
 }
 
 function textOf(r: Row, lang: string): Json {
-  const text = (r.doc.text as Json | undefined) ?? {};
+  const text = (r.doc().text as Json | undefined) ?? {};
   return ((text[lang] as Json | undefined) ?? (text.en as Json | undefined) ?? {}) as Json;
 }
 
@@ -162,7 +162,7 @@ export function recipeParts(r: Row, want: Part[], lang: string, servings?: numbe
     if (p === 'steps') {
       const wording = r.factsOnly ? {} : (((t.steps as Json | undefined) ?? {}) as Json);
       out.steps = r.nodeOps.map((n, i) => {
-        const node = ((r.doc.process as Json).nodes as Json[])[i] ?? {};
+        const node = ((r.doc().process as Json).nodes as Json[])[i] ?? {};
         return {
           node: n.id,
           op: n.op,
@@ -200,7 +200,7 @@ export function recipeParts(r: Row, want: Part[], lang: string, servings?: numbe
       out.notes = Object.keys(notes).length ? notes : null;
     }
     if (p === 'safety') {
-      const safety = (r.doc.safety as Json | undefined) ?? {};
+      const safety = (r.doc().safety as Json | undefined) ?? {};
       out.safety = {
         allergen_info: r.allergenInfo,
         diabetic: r.diabetic,
@@ -215,7 +215,7 @@ export function recipeParts(r: Row, want: Part[], lang: string, servings?: numbe
       out.links = {
         source: r.sourceUrl ?? null,
         video: r.videoUrl ?? null,
-        page: ((r.doc.legacy as Json | undefined)?.pageUrl as string | undefined) ?? null,
+        page: ((r.doc().legacy as Json | undefined)?.pageUrl as string | undefined) ?? null,
       };
   }
   return out;

@@ -65,7 +65,7 @@ export const ROBOT_OPERATIONS: Operation[] = [
       const r = rowOr404(cat, b.recipe_id);
       const device = cat.devices.get(b.device);
       if (!device) throw new ApiError(404, 'not_found', `no device preset ${JSON.stringify(b.device)}; see /api/devices`);
-      const result = dryRun({ recipe: r.doc, capabilities: device, humanPresent: b.human_present === true });
+      const result = dryRun({ recipe: r.doc(), capabilities: device, humanPresent: b.human_present === true });
       return {
         recipe_id: r.id,
         device: b.device,

@@ -55,7 +55,8 @@ export interface Row {
   id: string;
   hash: string;
   level: string;
-  doc: Json;
+  /** The recipe document (read back from its file when the catalog did not keep it: see catalog.ts). */
+  doc: () => Json;
   titles: Record<string, string>;
   cuisine: string[];
   course?: string;
@@ -269,7 +270,7 @@ export function rowOf(doc: Json, idx: number): Row {
     id: doc.id as string,
     hash: str(doc.hash) ?? '',
     level: str(obj(doc.verification)?.level) ?? str(doc.level) ?? 'V0',
-    doc,
+    doc: () => doc,
     titles,
     cuisine: strs(dish.cuisine),
     tags: strs(dish.tags),

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import t, { type Test } from 'tap';
@@ -242,3 +242,23 @@ t.test('each operation is an MCP tool on /mcp, which needs a token', async (t) =
   const halal = await client.callTool({ name: 'recipesByDiet', arguments: { diet: 'halal', limit: 25 } });
   t.notOk(((halal.structuredContent as J).items as J[]).some((x) => x.id === 'kids-apple-donuts'));
 });
+
+t.test(
+  "a hashed recipe's document is read back from its file when asked for, and a file changed since the start answers 503",
+  async (t) => {
+    const { api, address } = await start(t);
+    const before = await call(address, '/api/recipes/bev-01?include=all');
+    t.equal(before.status, 200);
+    // Changed on disk after the load: the hash verified at start no longer matches.
+    const file = join(api.catalog.dir, 'archive', 'bake-01.cookwala.json');
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as J;
+    writeFileSync(file, JSON.stringify({ ...doc, notes: 'changed after the start' }));
+    const changed = await call(address, '/api/recipes/bake-01?include=all');
+    t.equal(changed.status, 503);
+    t.equal(changed.json.error, 'catalog_changed');
+    t.match(changed.json.detail, /bake-01/);
+    // Listings read the rows only; an unchanged recipe answers as before.
+    t.equal((await call(address, '/api/search?q=bake')).status, 200);
+    t.same((await call(address, '/api/recipes/bev-01?include=all')).json, before.json);
+  },
+);

@@ -4,8 +4,8 @@
  * optional per-IP limiter (off by default) answers 429 with Retry-After. /api/openapi.json is generated from
  * the same route table that serves the requests.
  */
-import { Ajv } from 'ajv';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { type AjvRecipe, ajvFor, validatorOf } from '../../platform/prebuilt-validators.js';
 import { RateLimiter } from '../index/rate-limit.js';
 import { type Catalog, type LoadOptions, loadCatalog } from './catalog.js';
 import { type HubTokens, openHubTokens } from './hub-tokens.js';
@@ -34,7 +34,24 @@ export interface RecipeApi {
   catalog: Catalog;
 }
 
-const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: false });
+/**
+ * How the POST bodies' schemas are compiled. `npm run build` compiles them ahead of time with the hub's route
+ * validators (scripts/build-route-validators.mjs), so a start neither loads ajv nor compiles; a schema changed
+ * since the build is compiled at run time, ajv loaded then.
+ */
+export const BODY_RECIPE: AjvRecipe = { options: { allErrors: false, strict: false, useDefaults: false }, formats: false };
+
+/** The validator of each operation's POST body (the build calls this to hear which schemas to compile). */
+export function bodyValidators(): Map<string, ReturnType<typeof validatorOf>> {
+  const out = new Map<string, ReturnType<typeof validatorOf>>();
+  for (const op of OPERATIONS)
+    if (op.body)
+      out.set(
+        `${op.method} ${op.path}`,
+        validatorOf(BODY_RECIPE, op.body, () => ajvFor(BODY_RECIPE)),
+      );
+  return out;
+}
 
 function send(reply: FastifyReply, status: number, error: string, detail: string) {
   return reply.code(status).type('application/json').send({ error, detail });
@@ -100,8 +117,9 @@ export function createRecipeApi(opts: RecipeApiOptions): RecipeApi {
   // Preflight for every path (the hook answers it).
   app.options('/*', async () => undefined);
 
+  const validators = bodyValidators();
   for (const op of OPERATIONS) {
-    const validateBody = op.body ? ajv.compile(op.body) : undefined;
+    const validateBody = validators.get(`${op.method} ${op.path}`);
     app.route({
       method: op.method,
       url: op.path.replace(/\{(\w+)\}/g, ':$1'),

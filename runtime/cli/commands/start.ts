@@ -59,6 +59,10 @@ export const registerStart: RegisterCommand = (program) => {
         async (
           opts: Record<string, string | undefined> & { index?: string[]; fault?: string[]; flows?: boolean; reliefCoordinator?: boolean },
         ) => {
+          // Before the start allocates: keeps V8's young generation from growing to 32 MB for good
+          // (platform/young-generation.ts; HEARTH_YOUNG_GENERATION=grow opts out).
+          const { keepYoungGenerationSmall } = await import('../../../platform/young-generation.js');
+          keepYoungGenerationSmall();
           const { runStart } = await import('../../app/run.js');
           await runStart(opts);
         },

@@ -1,0 +1,48 @@
+/** Which memory limit the hub sheds by: cgroup v1 and v2 (read from their files), none, or the environment. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { alwaysServed, cgroupReading, memoryReading } from './shed.js';
+
+t.test('cgroup v1: the memory controller path, its limit and total_rss', async (t) => {
+  const root = t.testdir();
+  const self = join(root, 'self-cgroup');
+  writeFileSync(self, '12:pids:/x\n9:memory:/hearth.service\n1:name=systemd:/hearth.service\n');
+  mkdirSync(join(root, 'memory/hearth.service'), { recursive: true });
+  writeFileSync(join(root, 'memory/hearth.service/memory.limit_in_bytes'), `${192 * 1048576}\n`);
+  writeFileSync(join(root, 'memory/hearth.service/memory.stat'), 'cache 100\nrss 5\ntotal_cache 100\ntotal_rss 123456\n');
+  const r = cgroupReading(root, self);
+  t.equal(r?.limit, 192 * 1048576);
+  t.equal(r?.used(), 123456);
+  writeFileSync(join(root, 'memory/hearth.service/memory.limit_in_bytes'), '9223372036854771712\n');
+  t.equal(cgroupReading(root, self), undefined, 'v1 without a limit: nothing to shed by');
+});
+
+t.test('cgroup v2: memory.max and anon', async (t) => {
+  const root = t.testdir();
+  const self = join(root, 'self-cgroup');
+  writeFileSync(self, '0::/system.slice/hearth.service\n');
+  writeFileSync(join(root, 'cgroup.controllers'), 'cpu memory pids\n');
+  mkdirSync(join(root, 'system.slice/hearth.service'), { recursive: true });
+  writeFileSync(join(root, 'system.slice/hearth.service/memory.max'), `${192 * 1048576}\n`);
+  writeFileSync(join(root, 'system.slice/hearth.service/memory.stat'), 'anon 7777\nfile 99999\n');
+  const r = cgroupReading(root, self);
+  t.equal(r?.limit, 192 * 1048576);
+  t.equal(r?.used(), 7777);
+  writeFileSync(join(root, 'system.slice/hearth.service/memory.max'), 'max\n');
+  t.equal(cgroupReading(root, self), undefined, 'v2 without a limit');
+});
+
+t.test('HEARTH_MEMORY_LIMIT_MB, else the cgroup only as a service; stops are always served', async (t) => {
+  t.equal(memoryReading({}), undefined, 'outside a service, no cgroup is read');
+  const r = memoryReading({ HEARTH_MEMORY_LIMIT_MB: '160', INVOCATION_ID: 'x' });
+  t.equal(r?.limit, 160 * 1048576, 'the variable wins');
+  t.ok((r?.used() ?? 0) > 0, 'the process RSS');
+  t.equal(memoryReading({ HEARTH_MEMORY_LIMIT_MB: 'lots' }), undefined);
+  t.same(memoryReading({ INVOCATION_ID: 'x' })?.limit, cgroupReading()?.limit, 'as a service: its cgroup');
+  t.ok(alwaysServed('POST', '/svc/v1/safety/estop'));
+  t.ok(alwaysServed('POST', '/dashboard/v1/estop?x=1'));
+  t.ok(alwaysServed('POST', '/v1/executions/ex-1/stop'));
+  t.notOk(alwaysServed('GET', '/v1/executions/ex-1/stop'));
+  t.notOk(alwaysServed('POST', '/v1/executions'));
+});

@@ -1,0 +1,162 @@
+/**
+ * Load shedding near the memory limit: a hub whose memory nears the limit it runs under refuses new requests
+ * with a `memory-pressure` problem document (503) and `Retry-After`, so that it gives way before the kernel's
+ * OOM killer ends it (and, with KillMode=control-group, its heat guard). Stops are always served: a POST to a
+ * path ending in `/estop` or `/stop` (the safety e-stop, the dashboard's, an execution's stop).
+ *
+ * What is compared (memoryReading): with `HEARTH_MEMORY_LIMIT_MB` set, the process's own resident memory; else,
+ * as a systemd service, the anonymous memory of its cgroup when that has a limit (v2 `memory.max` with
+ * `memory.stat` anon, or v1 `memory.limit_in_bytes` with `memory.stat` total_rss: the unit's `MemoryMax=` covers
+ * hearth and its heat guard together, and page cache is reclaimable, anonymous memory is not). Sampled every
+ * 250 ms, not per request.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { problem } from '../../core/problems.js';
+import { type BaseUrl, baseOf, PROBLEM_JSON } from './problems.js';
+
+/** Where the limit and the usage are read. */
+export interface MemoryReading {
+  /** Bytes the limit allows. */
+  limit: number;
+  /** Bytes in use now (unreclaimable). */
+  used: () => number;
+  /** Where they come from, for the log. */
+  source: string;
+}
+
+const CGROUP_ROOT = '/sys/fs/cgroup';
+
+function readNumber(file: string): number | undefined {
+  try {
+    const text = readFileSync(file, 'utf8').trim();
+    const n = Number(text);
+    return text === 'max' || !Number.isFinite(n) ? undefined : n;
+  } catch {
+    return undefined;
+  }
+}
+
+function statField(file: string, names: string[]): number {
+  const text = readFileSync(file, 'utf8');
+  for (const name of names) {
+    const m = new RegExp(`^${name} (\\d+)$`, 'm').exec(text);
+    if (m) return Number(m[1]);
+  }
+  return 0;
+}
+
+/** The memory cgroup of this process and its limit, v2 or v1; undefined without a limit (or outside Linux). */
+export function cgroupReading(root = CGROUP_ROOT, self = '/proc/self/cgroup'): MemoryReading | undefined {
+  let lines: string[];
+  try {
+    lines = readFileSync(self, 'utf8').trim().split('\n');
+  } catch {
+    return undefined;
+  }
+  // v1: "N:memory:/path" (possibly among other controllers); v2: "0::/path".
+  for (const line of lines) {
+    const [, controllers, path] = /^\d+:([^:]*):(.*)$/.exec(line) ?? [];
+    if (path === undefined) continue;
+    if (controllers?.split(',').includes('memory')) {
+      const dir = `${root}/memory${path === '/' ? '' : path}`;
+      const limit = readNumber(`${dir}/memory.limit_in_bytes`);
+      // v1 reports "no limit" as a huge number (a page-rounded 2^63).
+      if (limit === undefined || limit >= 2 ** 60) return undefined;
+      return { limit, used: () => statField(`${dir}/memory.stat`, ['total_rss', 'rss']), source: `cgroup v1 ${dir}` };
+    }
+    if (controllers === '' && existsSync(`${root}/cgroup.controllers`)) {
+      const dir = `${root}${path === '/' ? '' : path}`;
+      const limit = readNumber(`${dir}/memory.max`);
+      if (limit === undefined) return undefined;
+      return { limit, used: () => statField(`${dir}/memory.stat`, ['anon']), source: `cgroup v2 ${dir}` };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The reading the hub sheds by: `HEARTH_MEMORY_LIMIT_MB` against its own RSS when set; else its cgroup's limit
+ * when it runs as a systemd service (`INVOCATION_ID`, set by systemd for every unit) or `HEARTH_MEMORY_LIMIT=cgroup`
+ * asks for it. Not any cgroup it happens to be in: a test suite in a memory-limited container shares that
+ * cgroup with everything else the container runs, and its hubs must not shed because of it.
+ */
+export function memoryReading(env: NodeJS.ProcessEnv = process.env): MemoryReading | undefined {
+  if (env.HEARTH_MEMORY_LIMIT_MB === undefined && (env.INVOCATION_ID !== undefined || env.HEARTH_MEMORY_LIMIT === 'cgroup')) {
+    return cgroupReading();
+  }
+  const mb = Number(env.HEARTH_MEMORY_LIMIT_MB);
+  if (env.HEARTH_MEMORY_LIMIT_MB === undefined || !Number.isFinite(mb) || mb <= 0) return undefined;
+  return { limit: mb * 1024 * 1024, used: () => process.memoryUsage.rss(), source: 'HEARTH_MEMORY_LIMIT_MB' };
+}
+
+export interface ShedOptions {
+  baseUrl: BaseUrl;
+  /** Undefined: nothing to shed by (no limit known) until `setReading`. */
+  reading: MemoryReading | undefined;
+  /** Shed from this share of the limit (default 0.85: room for a GC and the heat guard's own growth). */
+  shedAt?: number;
+  sampleMs?: number;
+  retryAfterS?: number;
+}
+
+/** True for the requests that are served whatever the memory: the stops. */
+export function alwaysServed(method: string, url: string): boolean {
+  if (method !== 'POST') return false;
+  const path = url.split('?')[0] ?? '';
+  return /\/(estop|stop)\/?$/.test(path);
+}
+
+export interface Shedder {
+  /** Whether new requests are being refused now. */
+  shedding: () => boolean;
+  /** Read the usage now (the timer does every sampleMs). */
+  sample: () => void;
+  /** Shed by another reading from now on (undefined: stop shedding). */
+  setReading: (r: MemoryReading | undefined) => void;
+  stop: () => void;
+}
+
+/** Refuse new requests with 503 `memory-pressure` while the usage is at or above `shedAt` × the limit. */
+export function installLoadShedding(app: FastifyInstance, o: ShedOptions): Shedder {
+  const retryAfter = String(o.retryAfterS ?? 5);
+  let reading = o.reading;
+  let over = false;
+  let timer: NodeJS.Timeout | undefined;
+  const sample = () => {
+    try {
+      over = reading !== undefined && reading.used() >= reading.limit * (o.shedAt ?? 0.85);
+    } catch {
+      over = false; // an unreadable counter never refuses service
+    }
+  };
+  const setReading = (r: MemoryReading | undefined) => {
+    reading = r;
+    if (timer) clearInterval(timer);
+    timer = undefined;
+    sample();
+    if (r === undefined) return;
+    timer = setInterval(sample, o.sampleMs ?? 250);
+    timer.unref();
+  };
+  setReading(reading);
+  app.addHook('onClose', async () => clearInterval(timer));
+  app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+    if (!over || reading === undefined || alwaysServed(req.method, req.url)) return;
+    const limit = reading.limit;
+    const used = Math.round(reading.used() / 1048576);
+    return reply
+      .code(503)
+      .header('retry-after', retryAfter)
+      .header('connection', 'close')
+      .type(PROBLEM_JSON)
+      .send(
+        problem(
+          baseOf(o.baseUrl, req),
+          'memory-pressure',
+          `the hub is near its memory limit (${used} of ${Math.round(limit / 1048576)} MB); retry in ${retryAfter} s`,
+        ),
+      );
+  });
+  return { shedding: () => over, sample, setReading, stop: () => clearInterval(timer) };
+}
