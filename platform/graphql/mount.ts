@@ -98,6 +98,10 @@ export function mountLazyGraphql(http: FastifyInstance, o: LazyGraphqlOptions): 
     // Not a GraphQL request at all: the surface's own error (a problem document), before GraphQL is loaded.
     if (req.method === 'POST' && (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)))
       throw new ProblemError('bad-request', 'a GraphQL request body is a JSON object: {"query": "…", "variables": {…}}');
+    // No query text (persisted queries are off): mercurius would answer its own "Unknown query" error, not a problem.
+    const text = req.method === 'POST' ? (req.body as { query?: unknown }).query : (req.query as { query?: unknown } | undefined)?.query;
+    if (typeof text !== 'string' || text.trim() === '')
+      throw new ProblemError('bad-request', 'a GraphQL request needs its query text: {"query": "{ … }"} in the body, or ?query= on a GET');
     if (!built && o.direct && req.method === 'POST') {
       const answer = await o.direct(req.body, data);
       if (answer !== undefined) return reply.type('application/json; charset=utf-8').send(answer);

@@ -165,3 +165,21 @@ t.test('emergencyStop with a token without any cooking scope cuts heat on the si
   t.equal(h.app.ctx.rig.heaters.get('fryer')?.power, 0, 'heat stays off while latched');
   t.equal(h.hub.sessions.get(s.id).state, 'aborted');
 });
+
+t.test('a request without query text is a problem document, not GraphQL JSON', async (t) => {
+  const h = await startHub();
+  t.teardown(() => h.close());
+  const token = h.token(['read'], 'agent');
+  const auth = { authorization: `Bearer ${token}` };
+  const asks: [string, RequestInit][] = [
+    ['POST {}', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' }],
+    ['POST a numeric query', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"query":7}' }],
+    ['GET without ?query', { method: 'GET', headers: auth }],
+  ];
+  for (const [label, init] of asks) {
+    const res = await fetch(`${h.url}/svc/v1/graphql`, init);
+    t.equal(res.status, 400, `${label}: 400`);
+    t.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/, `${label}: a problem document`);
+    t.match(((await res.json()) as { type?: string }).type, /\/errors\/bad-request$/, `${label}: bad-request`);
+  }
+});
