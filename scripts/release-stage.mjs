@@ -8,20 +8,15 @@ import { copyFile, cp, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { buildAddon, npmFetch } from './release-native.mjs';
 
-/** What of the checkout a release carries besides node_modules (package.json "files", the docs and the licence). */
-const PROGRAM = [
-  'bin/hearth.mjs',
-  'dist',
-  'schemas',
-  'runtime/dashboard/public',
-  'examples',
-  'flows',
-  'systemd',
-  'docs',
-  'README.md',
-  'LICENSE',
-  'package.json',
-];
+/**
+ * What of the checkout a release carries besides node_modules: package.json "files" (what `npm pack` would ship:
+ * the bundle, schemas, examples, the HIL scenarios `hearth hil` runs, flows, the unit), plus the docs, the
+ * licence and package.json itself. Read from package.json so the two cannot disagree.
+ */
+function programPaths(root) {
+  const files = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).files ?? [];
+  return [...new Set([...files, 'docs', 'README.md', 'LICENSE', 'package.json'])];
+}
 
 /** Left out of the program files: sources and tests (the release runs dist/), the tests' own build output. */
 function programFilter(root) {
@@ -35,7 +30,7 @@ function programFilter(root) {
 }
 
 export async function copyProgram(root, stage) {
-  for (const p of PROGRAM) {
+  for (const p of programPaths(root)) {
     if (!existsSync(join(root, p))) throw new Error(`${p} is missing from the checkout`);
     await cp(join(root, p), join(stage, p), { recursive: true, filter: programFilter(root) });
   }

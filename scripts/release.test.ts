@@ -324,6 +324,17 @@ async function onArm(t: Test, rel: string, major: number) {
   t.equal(await exited, 0, 'SIGTERM: hearth exits 0');
   const off = await hearth(['safe-off', '--rig', rig, '--data-dir', data]);
   t.equal(off.code, 0, `hearth safe-off exits 0 ${off.stderr}`);
+  if (major !== 20) return;
+  // `hearth hil` from the release (issue 28): its scenarios ship in the tarball and run without tsx.
+  const evidence = join(data, 'evidence');
+  mkdirSync(evidence);
+  const hil = await hearth(['hil', '--junit', join(evidence, 'hil.xml'), '--report', join(evidence, 'report'), 'frozen-oil-below-target']);
+  t.equal(hil.code, 0, `hearth hil frozen-oil-below-target passes from the release ${hil.stderr}`);
+  const junit = readFileSync(join(evidence, 'hil.xml'), 'utf8');
+  t.match(junit, /<testcase [^>]*name="frozen-oil-below-target"/, 'JUnit names the scenario');
+  t.notMatch(junit, /<failure/, 'and it did not fail');
+  t.match(readFileSync(join(evidence, 'report/index.html'), 'utf8'), /frozen-oil-below-target/, 'the report names it');
+  t.match(readFileSync(join(evidence, 'report/frozen-oil-below-target.svg'), 'utf8'), /^<svg /, 'with its chart');
 }
 
 t.test('a wrong-architecture add-on makes the release script refuse, writing no tarball', async (t) => {
