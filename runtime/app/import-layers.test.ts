@@ -120,7 +120,7 @@ t.test('the checks see what they are meant to see', async (t) => {
     ['schemas/v.ts', ['safety/types.ts']],
     ['services/s.ts', ['runtime/cli/errors.ts', 'platform/cli-error.ts']],
     ['runtime/y.ts', ['test-support/cli.ts', 'services/s.ts']],
-    ['runtime/hub/routes.ts', ['runtime/hub/testing/scope-table.ts', 'runtime/hub/test-helpers.ts', 'runtime/hub/types.ts']],
+    ['runtime/hub/feature.ts', ['runtime/hub/testing/scope-table.ts', 'runtime/hub/test-helpers.ts', 'runtime/hub/types.ts']],
     ['services/index/x.ts', ['services/registry/testing/fixtures.ts']],
     ['runtime/p.ts', ['runtime/q.ts']],
     ['runtime/q.ts', ['runtime/r.ts']],
@@ -131,11 +131,11 @@ t.test('the checks see what they are meant to see', async (t) => {
     'schemas/v.ts → safety/types.ts (schemas may not import safety)',
     'services/s.ts → runtime/cli/errors.ts (services may not import runtime)',
     'runtime/y.ts → test-support/cli.ts (test code)',
-    'runtime/hub/routes.ts → runtime/hub/testing/scope-table.ts (test code)',
-    'runtime/hub/routes.ts → runtime/hub/test-helpers.ts (test code)',
+    'runtime/hub/feature.ts → runtime/hub/testing/scope-table.ts (test code)',
+    'runtime/hub/feature.ts → runtime/hub/test-helpers.ts (test code)',
     'services/index/x.ts → services/registry/testing/fixtures.ts (test code)',
   ]);
   t.same(cycles(g), [['runtime/p.ts', 'runtime/q.ts', 'runtime/r.ts']]);
   const real = importGraph(repoRoot);
-  t.ok((real.get('runtime/hub/sessions.ts') ?? []).includes('runtime/hub/driver.ts'), 'the real graph has real edges');
+  t.ok((real.get('runtime/hub/sessions/sessions.ts') ?? []).includes('runtime/hub/sessions/driver.ts'), 'the real graph has real edges');
 });

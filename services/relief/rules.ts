@@ -1,5 +1,5 @@
 /**
- * The rules a relief coordinator applies before it allocates a pledge to a need (pure; runtime/hub/relief.ts
+ * The rules a relief coordinator applies before it allocates a pledge to a need (pure; runtime/hub/relief/relief.ts
  * keeps the records). Allergens: what a pledge's food declares (the pledge's or an item's `allergens`) and what
  * its item names reveal (the recipe API's ingredient-name screen, services/recipe-api/screens.ts); any of them
  * that the need avoids refuses the pledge. Dietary requirements: met by a claim (the pledge's or the item's
