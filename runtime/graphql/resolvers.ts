@@ -6,7 +6,7 @@
 import { GraphQLScalarType, valueFromASTUntyped } from 'graphql';
 import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
-import { recipeNodeResolvers, type SearchArgs, searchConnection } from '../../services/index/graphql-search.js';
+import { recipeNodeResolvers, type SearchArgs, searchConnection } from '../../services/index/search/graphql-search.js';
 import type { Executor } from '../executor/executor.js';
 import type { InventoryPatch } from '../hub/kitchen/index.js';
 import { inventoryPatchSchema, type OrderInput, orderExtras, orderSchema } from '../hub/kitchen/index.js';

@@ -13,7 +13,7 @@ import { jsonSchema } from '../../platform/mcp/schema.js';
 import type { AdviceContext } from '../../services/advice/index.js';
 import { type Catalog, recipeOf } from '../../services/index/catalog.js';
 import { indexEntry, type Json } from '../../services/index/entry.js';
-import { MatchInputError } from '../../services/index/match.js';
+import { MatchInputError } from '../../services/index/search/match.js';
 import type { PlanningContext } from '../../services/planning/context.js';
 import { type MatchInput, matchWithStock, type PreviewInput, previewPlan } from '../../services/planning/plan.js';
 import type { HandoffService, LeaseService, TeamService } from '../hub/coordination/index.js';

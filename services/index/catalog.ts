@@ -4,7 +4,7 @@
  * its own recipes (runtime/hub/planning/catalog.ts), and match.ts reads either.
  */
 import type { Json, RecipeFacts } from './entry.js';
-import { SearchIndex } from './search.js';
+import { SearchIndex } from './search/search.js';
 
 /** One recall: the recipe `id`, every revision of it or only the one with `hash`. */
 export interface RecallItem {

@@ -1,6 +1,6 @@
 /** The listings of spec §4.5: methods, diets (and their review), certifications, countries, ingredients, categories, sources, languages, facets, operations, devices. */
 import { allOps } from '../../schemas/vocab.js';
-import { tokens } from '../index/text.js';
+import { tokens } from '../index/search/text.js';
 import type { Catalog } from './catalog.js';
 import { DIET_NAMES, DIETS, dietVerdict } from './diets.js';
 import { countryName, LANGUAGE_NAMES } from './names.js';

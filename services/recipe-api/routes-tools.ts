@@ -2,7 +2,7 @@
 
 import { sha256Hex } from '../../core/hash.js';
 import { mulberry32 } from '../../core/random.js';
-import { tokens } from '../index/text.js';
+import { tokens } from '../index/search/text.js';
 import type { Catalog } from './catalog.js';
 import { DIETS, dietVerdict } from './diets.js';
 import { ApiError, filters, integer, LANG, list, number, oneOf, type Query, str } from './params.js';

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { scratchFiles } from '../../test-support/cli.js';
 import { writeCatalog } from '../catalog/generate.js';
-import { tokens } from '../index/text.js';
+import { tokens } from '../index/search/text.js';
 import { loadCatalog } from './catalog.js';
 import { dietVerdict } from './diets.js';
 import { listAnswer } from './routes-find.js';

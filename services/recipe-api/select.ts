@@ -5,7 +5,7 @@
 
 import { sha256Hex } from '../../core/hash.js';
 import { mulberry32 } from '../../core/random.js';
-import { foldText, tokens } from '../index/text.js';
+import { foldText, tokens } from '../index/search/text.js';
 import type { Catalog } from './catalog.js';
 import { dietVerdict, isDiet } from './diets.js';
 import { countryCode } from './names.js';

@@ -6,7 +6,7 @@
  */
 import { Ajv } from 'ajv';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { RateLimiter } from '../index/rate-limit.js';
+import { RateLimiter } from '../index/serve/rate-limit.js';
 import { type Catalog, type LoadOptions, loadCatalog } from './catalog.js';
 import { type HubTokens, openHubTokens } from './hub-tokens.js';
 import { mountRecipeMcp } from './mcp.js';

@@ -1,5 +1,5 @@
 /** The implementation behind `hearth index serve`, loaded lazily by the command module. */
-import { CliError } from '../../platform/cli-error.js';
+import { CliError } from '../../../platform/cli-error.js';
 import { mcpAllowedHosts } from './mcp.js';
 import { createIndexServer } from './server.js';
 import { CatalogLoadError } from './store.js';

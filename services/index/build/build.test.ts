@@ -3,15 +3,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import t, { type Test } from 'tap';
-import { sha256Hex } from '../../core/hash.js';
-import type { KeyRecord } from '../../core/keys.js';
-import { publicRecord } from '../../core/keys.js';
-import { signDocument, verifyDocument } from '../../core/signature.js';
+import { sha256Hex } from '../../../core/hash.js';
+import type { KeyRecord } from '../../../core/keys.js';
+import { publicRecord } from '../../../core/keys.js';
+import { signDocument, verifyDocument } from '../../../core/signature.js';
+import { editRecipe, FIXED_NOW, readJson, smallCatalog, testKey } from '../test-helpers.js';
 import { buildIndex } from './build.js';
-import { editRecipe, FIXED_NOW, readJson, smallCatalog, testKey } from './test-helpers.js';
 
 const key = testKey();
-const examplesRecipes = fileURLToPath(new URL('../../examples/recipes/', import.meta.url));
+const examplesRecipes = fileURLToPath(new URL('../../../examples/recipes/', import.meta.url));
 
 function setup(t: Test, count = 30) {
   const root = t.testdir({ recipes: {}, out: {}, recalls: {} });

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t from 'tap';
-import { buildIndex } from './build.js';
+import { buildIndex } from '../build/build.js';
+import { FIXED_NOW, testKey } from '../test-helpers.js';
 import { createIndexServer } from './server.js';
-import { FIXED_NOW, testKey } from './test-helpers.js';
 
-const reference = fileURLToPath(new URL('../../../shared/reference/', import.meta.url));
+const reference = fileURLToPath(new URL('../../../../shared/reference/', import.meta.url));
 const key = testKey();
 
 function catalog(root: string): string {

@@ -5,11 +5,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { scratchFiles } from '../../test-support/cli.js';
-import { checkMcpErrorCodes } from '../../test-support/mcp-errors.js';
-import { buildIndex } from './build.js';
+import { scratchFiles } from '../../../test-support/cli.js';
+import { checkMcpErrorCodes } from '../../../test-support/mcp-errors.js';
+import { buildIndex } from '../build/build.js';
+import { FIXED_NOW, smallCatalog, testKey } from '../test-helpers.js';
 import { createIndexServer } from './server.js';
-import { FIXED_NOW, smallCatalog, testKey } from './test-helpers.js';
 
 t.test('the index: -32602 for invalid params, never -32603; version negotiation', async (t) => {
   const root = scratchFiles(t, 'hearth-index-mcp-').dir;

@@ -5,15 +5,15 @@ import { gunzipSync } from 'node:zlib';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import t from 'tap';
-import { parseJson } from '../../core/canonical.js';
-import { SCHEMA_BASE, validate } from '../../schemas/index.js';
+import { parseJson } from '../../../core/canonical.js';
+import { SCHEMA_BASE, validate } from '../../../schemas/index.js';
+import { createIndexServer } from '../serve/server.js';
+import { FIXED_NOW, testKey } from '../test-helpers.js';
 import { buildIndex } from './build.js';
-import { createIndexServer } from './server.js';
 import { BuildInputError } from './sources.js';
-import { FIXED_NOW, testKey } from './test-helpers.js';
 
-const reference = fileURLToPath(new URL('../../../shared/reference/', import.meta.url));
-const schemasDir = fileURLToPath(new URL('../../schemas/json/', import.meta.url));
+const reference = fileURLToPath(new URL('../../../../shared/reference/', import.meta.url));
+const schemasDir = fileURLToPath(new URL('../../../schemas/json/', import.meta.url));
 const key = testKey();
 
 function ajvWith(dir: string): Ajv2020 {

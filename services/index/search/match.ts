@@ -4,11 +4,11 @@
  * kitchen automates and which steps need a person (done by a person, or done by the device only while a
  * person is present). Recalled revisions never match.
  */
-import { dryRun } from '../../safety/dry-run.js';
-import type { DryRunResult, Refusal } from '../../safety/types.js';
-import { opEnvelope } from '../../schemas/vocab.js';
-import { type Catalog, isRecalled } from './catalog.js';
-import { type IndexEntry, indexEntry, type Json } from './entry.js';
+import { dryRun } from '../../../safety/dry-run.js';
+import type { DryRunResult, Refusal } from '../../../safety/types.js';
+import { opEnvelope } from '../../../schemas/vocab.js';
+import { type Catalog, isRecalled } from '../catalog.js';
+import { type IndexEntry, indexEntry, type Json } from '../entry.js';
 
 export class MatchInputError extends Error {
   constructor(message: string) {

@@ -3,8 +3,8 @@
  * parameter is a 400 `bad-request` problem). The GraphQL `search` field builds the same parameters and calls
  * `searchQuery` too, so both answer the same for the same question.
  */
-import { ProblemError } from '../../platform/http/problems.js';
-import { LEVELS, type Level } from './entry.js';
+import { ProblemError } from '../../../platform/http/problems.js';
+import { LEVELS, type Level } from '../entry.js';
 import type { SearchQuery } from './search.js';
 
 function one(q: Record<string, unknown>, name: string): string | undefined {

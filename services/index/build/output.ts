@@ -6,8 +6,8 @@
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { sha256Hex } from '../../core/hash.js';
-import type { KeyRecord } from '../../core/keys.js';
+import { sha256Hex } from '../../../core/hash.js';
+import type { KeyRecord } from '../../../core/keys.js';
 
 export const STATE_FILE = '.hearth-index-state.json';
 const STATE_FORMAT = 1;

@@ -6,8 +6,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { dataPath } from '../../schemas/data.js';
-import type { Json } from './entry.js';
+import { dataPath } from '../../../schemas/data.js';
+import type { Json } from '../entry.js';
 
 export interface StandardFile {
   /** Path under the index root. */

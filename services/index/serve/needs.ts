@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseJson } from '../../core/canonical.js';
-import type { Json } from './entry.js';
-import { PUBLISHED_PAGES } from './published.js';
+import { parseJson } from '../../../core/canonical.js';
+import { PUBLISHED_PAGES } from '../build/published.js';
+import type { Json } from '../entry.js';
 
 export interface NeedQuery {
   country?: string;

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { parseJson } from '../../core/canonical.js';
-import { generateCatalog } from '../catalog/generate.js';
-import { LEVELS, type RecipeFacts, recipeFacts } from './entry.js';
+import { parseJson } from '../../../core/canonical.js';
+import { generateCatalog } from '../../catalog/generate.js';
+import { LEVELS, type RecipeFacts, recipeFacts } from '../entry.js';
 import { SearchIndex } from './search.js';
 import { editDistance, foldText, tokens } from './text.js';
 

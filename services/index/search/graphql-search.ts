@@ -4,8 +4,8 @@
  * `edges[].node` and `pageInfo`. It builds the REST search's own parameters and runs the same `searchQuery`
  * checks and the same search, so both answer alike; `after` is the REST `cursor` (an offset).
  */
-import { type Catalog, markRecalled } from './catalog.js';
-import { type IndexEntry, indexEntry, type RecipeFacts } from './entry.js';
+import { type Catalog, markRecalled } from '../catalog.js';
+import { type IndexEntry, indexEntry, type RecipeFacts } from '../entry.js';
 import { searchQuery } from './search-query.js';
 
 export const SEARCH_SDL = `

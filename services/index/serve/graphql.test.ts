@@ -8,10 +8,10 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
-import { scratchFiles } from '../../test-support/cli.js';
-import { buildIndex } from './build.js';
+import { scratchFiles } from '../../../test-support/cli.js';
+import { buildIndex } from '../build/build.js';
+import { FIXED_NOW, smallCatalog, testKey } from '../test-helpers.js';
 import { createIndexServer } from './server.js';
-import { FIXED_NOW, smallCatalog, testKey } from './test-helpers.js';
 
 // A directory of its own, not tap's root fixture: this file may share its process with others (scripts/test-run.mjs).
 const root = scratchFiles(t, 'hearth-index-gql-').dir;
@@ -20,7 +20,7 @@ const recipes = join(root, 'recipes');
 const out = join(root, 'out');
 smallCatalog(recipes, 60, 'graphql');
 for (const name of ['koshari', 'shakshuka'])
-  copyFileSync(fileURLToPath(new URL(`../../examples/recipes/${name}.svc.json`, import.meta.url)), join(recipes, `${name}.svc.json`));
+  copyFileSync(fileURLToPath(new URL(`../../../examples/recipes/${name}.svc.json`, import.meta.url)), join(recipes, `${name}.svc.json`));
 buildIndex({ recipesDir: recipes, outDir: out, key: testKey(), now: FIXED_NOW });
 
 async function start(t: Test) {

@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t from 'tap';
-import { validate } from '../../schemas/index.js';
-import { buildIndex } from './build.js';
+import { validate } from '../../../schemas/index.js';
+import { buildIndex } from '../build/build.js';
+import { FIXED_NOW, testKey } from '../test-helpers.js';
 import { createIndexServer } from './server.js';
-import { FIXED_NOW, testKey } from './test-helpers.js';
 
-const reference = fileURLToPath(new URL('../../../shared/reference/', import.meta.url));
+const reference = fileURLToPath(new URL('../../../../shared/reference/', import.meta.url));
 
 t.test('MCP relief_needs on the index: the open needs of the needs page, no token', async (t) => {
   const root = t.testdir({ catalog: {} });

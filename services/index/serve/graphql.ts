@@ -4,9 +4,9 @@
  * depth and cost limits. mercurius loads on the first request (platform/graphql/mount.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { mountLazyGraphql } from '../../platform/graphql/mount.js';
-import type { Catalog } from './catalog.js';
-import { SEARCH_QUERY_FIELD, SEARCH_SDL, type SearchArgs } from './graphql-search.js';
+import { mountLazyGraphql } from '../../../platform/graphql/mount.js';
+import type { Catalog } from '../catalog.js';
+import { SEARCH_QUERY_FIELD, SEARCH_SDL, type SearchArgs } from '../search/graphql-search.js';
 
 export const INDEX_GRAPHQL_PATH = '/v1/graphql';
 
@@ -26,9 +26,9 @@ export function mountIndexGraphql(app: FastifyInstance, catalog: () => Catalog, 
       const [{ default: Fastify }, { default: mercurius }, { limitsRule }, errors, search] = await Promise.all([
         import('fastify'),
         import('mercurius'),
-        import('../../platform/graphql/limits.js'),
-        import('../../platform/graphql/errors.js'),
-        import('./graphql-search.js'),
+        import('../../../platform/graphql/limits.js'),
+        import('../../../platform/graphql/errors.js'),
+        import('../search/graphql-search.js'),
       ]);
       const inner = Fastify({ logger: false });
       const baseOf = (req: FastifyRequest | undefined) => (req ? String(callData(req) ?? '') : '');

@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
-import { parseJson } from '../../core/canonical.js';
-import { signDocument } from '../../core/signature.js';
-import { scratchFiles } from '../../test-support/cli.js';
-import { buildIndex } from './build.js';
+import { parseJson } from '../../../core/canonical.js';
+import { signDocument } from '../../../core/signature.js';
+import { scratchFiles } from '../../../test-support/cli.js';
+import { buildIndex } from '../build/build.js';
+import { FIXED_NOW, smallCatalog, testKey } from '../test-helpers.js';
 import { createIndexServer, type IndexServerOptions } from './server.js';
-import { FIXED_NOW, smallCatalog, testKey } from './test-helpers.js';
 
 // A directory of its own, not tap's root fixture: this file may share its process with others (scripts/test-run.mjs).
 const root = scratchFiles(t, 'hearth-index-srv-').dir;
@@ -16,12 +16,12 @@ for (const sub of ['recipes', 'out']) mkdirSync(join(root, sub));
 const recipes = join(root, 'recipes');
 const out = join(root, 'out');
 smallCatalog(recipes, 60, 'serve');
-copyFileSync(fileURLToPath(new URL('../../examples/recipes/koshari.svc.json', import.meta.url)), join(recipes, 'koshari.svc.json'));
+copyFileSync(fileURLToPath(new URL('../../../examples/recipes/koshari.svc.json', import.meta.url)), join(recipes, 'koshari.svc.json'));
 const key = testKey();
 buildIndex({ recipesDir: recipes, outDir: out, key, now: FIXED_NOW });
 
 const caps = (name: string) =>
-  parseJson(readFileSync(fileURLToPath(new URL(`../../examples/devices/${name}.json`, import.meta.url)), 'utf8'));
+  parseJson(readFileSync(fileURLToPath(new URL(`../../../examples/devices/${name}.json`, import.meta.url)), 'utf8'));
 
 async function start(t: Test, extra: Partial<IndexServerOptions> = {}) {
   const { app } = createIndexServer({ dir: out, now: FIXED_NOW, ratePerSecond: 1000, burst: 1000, ...extra });

@@ -6,8 +6,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sha256Hex } from '../../core/hash.js';
-import { ProblemError } from '../../platform/http/problems.js';
+import { sha256Hex } from '../../../core/hash.js';
+import { ProblemError } from '../../../platform/http/problems.js';
 
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 export const SHORT = 'public, max-age=60, must-revalidate';

@@ -6,9 +6,9 @@
  * documents are checked against schemas/json/market.schema.json, relief Programs, Needs and ImpactReports against
  * schemas/json/relief.schema.json: one that does not hold stops the build with its path and the fault.
  */
-import { type SchemaName, validate } from '../../schemas/index.js';
-import { MarketDocumentError, readMarketDocument } from '../market/documents.js';
-import type { Json } from './entry.js';
+import { type SchemaName, validate } from '../../../schemas/index.js';
+import { MarketDocumentError, readMarketDocument } from '../../market/documents.js';
+import type { Json } from '../entry.js';
 import { BuildInputError } from './sources.js';
 
 export interface PublishedKind {

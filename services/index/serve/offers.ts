@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseJson } from '../../core/canonical.js';
-import { EMPTY_MARKET, type Market, type Offer, type Provider } from '../market/documents.js';
-import { PUBLISHED_PAGES } from './published.js';
+import { parseJson } from '../../../core/canonical.js';
+import { EMPTY_MARKET, type Market, type Offer, type Provider } from '../../market/documents.js';
+import { PUBLISHED_PAGES } from '../build/published.js';
 
 function entries(dir: string, rel: string): unknown[] {
   try {

@@ -4,14 +4,14 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseJson } from '../../core/canonical.js';
-import { documentHash } from '../../core/hash.js';
-import { parseJsonFast } from '../../core/json-parse-fast.js';
-import { type KeyRecord, parseKeyRecord } from '../../core/keys.js';
-import { verifyDocument } from '../../core/signature.js';
-import { validate } from '../../schemas/index.js';
-import type { RecallItem } from './catalog.js';
-import { type Json, type RecipeFacts, recipeFacts } from './entry.js';
+import { parseJson } from '../../../core/canonical.js';
+import { documentHash } from '../../../core/hash.js';
+import { parseJsonFast } from '../../../core/json-parse-fast.js';
+import { type KeyRecord, parseKeyRecord } from '../../../core/keys.js';
+import { verifyDocument } from '../../../core/signature.js';
+import { validate } from '../../../schemas/index.js';
+import type { RecallItem } from '../catalog.js';
+import { type Json, type RecipeFacts, recipeFacts } from '../entry.js';
 
 export class BuildInputError extends Error {
   constructor(message: string) {

@@ -3,7 +3,7 @@
  * `foldText` (accents, tashkeel and Arabic letter forms), matched exactly, by prefix, or within a small edit
  * distance (typos). Every query word must match; results rank by match quality, then by id.
  */
-import { type IndexEntry, indexEntry, LEVELS, type Level, type RecipeFacts } from './entry.js';
+import { type IndexEntry, indexEntry, LEVELS, type Level, type RecipeFacts } from '../entry.js';
 import { allowedEdits, editDistance, tokens } from './text.js';
 
 export interface SearchQuery {

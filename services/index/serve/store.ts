@@ -5,13 +5,13 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseJson } from '../../core/canonical.js';
-import { documentHash } from '../../core/hash.js';
-import type { KeyRecord } from '../../core/keys.js';
-import { verifyDocument } from '../../core/signature.js';
-import { type Catalog, catalogOf, type RecallItem } from './catalog.js';
-import { PATHS } from './documents.js';
-import { type Json, type RecipeFacts, recipeFacts } from './entry.js';
+import { parseJson } from '../../../core/canonical.js';
+import { documentHash } from '../../../core/hash.js';
+import type { KeyRecord } from '../../../core/keys.js';
+import { verifyDocument } from '../../../core/signature.js';
+import { type Catalog, catalogOf, type RecallItem } from '../catalog.js';
+import { PATHS } from '../documents.js';
+import { type Json, type RecipeFacts, recipeFacts } from '../entry.js';
 
 export class CatalogLoadError extends Error {
   constructor(message: string) {
