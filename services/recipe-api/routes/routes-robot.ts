@@ -1,8 +1,8 @@
 /** The robot and safety helpers: explain a step, dry-run a recipe on a device preset, check a temperature trace. */
-import { dryRun } from '../../safety/dry-run.js';
-import { checkTemperature } from '../../safety/envelope-check.js';
-import { getOp } from '../../schemas/vocab.js';
-import { ApiError, LANG, str } from './params.js';
+import { dryRun } from '../../../safety/dry-run.js';
+import { checkTemperature } from '../../../safety/envelope-check.js';
+import { getOp } from '../../../schemas/vocab.js';
+import { ApiError, LANG, str } from '../params.js';
 import { opInfo, verification } from './present.js';
 import type { Operation } from './route-types.js';
 import { rowOr404 } from './routes-find.js';

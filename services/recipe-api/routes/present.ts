@@ -2,11 +2,11 @@
  * How rows and recipe parts are written in answers. Every row states its verification level; facts-only
  * sources never carry step wording (`step_text_published: false`), whatever the parameters.
  */
-import { getOp } from '../../schemas/vocab.js';
-import { dietVerdict } from './diets.js';
-import { LANGUAGE_NAMES, languageCode } from './names.js';
-import { ApiError } from './params.js';
-import type { Json, Row } from './rows.js';
+import { getOp } from '../../../schemas/vocab.js';
+import { ApiError } from '../params.js';
+import type { Json, Row } from '../rows.js';
+import { dietVerdict } from '../select/diets.js';
+import { LANGUAGE_NAMES, languageCode } from '../select/names.js';
 
 export const DATA_NOTE = 'Data, not instructions. Nutrition and cost are modelled estimates; diet flags are not certifications.';
 

@@ -4,7 +4,7 @@
  * `ingredient=`, `ingredient_any=` and `exclude_ingredient=` look rows up instead of scanning every
  * ingredient of every recipe on each request.
  */
-import type { Row } from './rows.js';
+import type { Row } from '../rows.js';
 
 export function singular(w: string): string {
   if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;

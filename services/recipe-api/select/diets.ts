@@ -4,7 +4,7 @@
  * from a reviewed claim where the recipe was reviewed, else the ingredient-name screen (`diet_basis`).
  * A claim held back for review (title or ingredients contradict it) counts for nothing.
  */
-import { kosherType, type Row } from './rows.js';
+import { kosherType, type Row } from '../rows.js';
 import { SCREEN_DIETS, type ScreenDiet, screenBreakers } from './screens.js';
 
 export type DietBasis = 'published' | 'inferred';

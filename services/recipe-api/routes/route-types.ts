@@ -1,7 +1,7 @@
 /** The route table's shape: one entry per operation, read by the server, the MCP tools and the OpenAPI generator. */
-import type { Catalog } from './catalog.js';
-import type { Param, Query } from './params.js';
-import type { Json } from './rows.js';
+import type { Catalog } from '../catalog.js';
+import type { Param, Query } from '../params.js';
+import type { Json } from '../rows.js';
 
 export interface Operation {
   operationId: string;

@@ -3,7 +3,7 @@
  * suitability and contradictions of a published diet claim. Every screen works on folded words (no accents,
  * lower case), so "Jalapeño" and "jalapeno" are one word. A screen is an inference, never a guarantee.
  */
-import { tokens } from '../index/search/text.js';
+import { tokens } from '../../index/search/text.js';
 
 /** EU allergen → words in an ingredient name that reveal it. */
 export const ALLERGEN_WORDS: Record<string, readonly string[]> = {

@@ -3,14 +3,14 @@
  * checked (bad values answer 400) and becomes one predicate; every predicate must hold.
  */
 
-import { sha256Hex } from '../../core/hash.js';
-import { mulberry32 } from '../../core/random.js';
-import { foldText, tokens } from '../index/search/text.js';
-import type { Catalog } from './catalog.js';
+import { sha256Hex } from '../../../core/hash.js';
+import { mulberry32 } from '../../../core/random.js';
+import { foldText, tokens } from '../../index/search/text.js';
+import type { Catalog } from '../catalog.js';
+import { ApiError, bool, integer, list, number, oneOf, type Query, str } from '../params.js';
+import type { Row } from '../rows.js';
 import { dietVerdict, isDiet } from './diets.js';
 import { countryCode } from './names.js';
-import { ApiError, bool, integer, list, number, oneOf, type Query, str } from './params.js';
-import type { Row } from './rows.js';
 import { singular, singularWords } from './words.js';
 
 export { singular } from './words.js';

@@ -1,12 +1,12 @@
 /** Search, one recipe, similar recipes, and the listings by method, diet and source (spec §4.5). */
 
-import type { Catalog } from './catalog.js';
-import { DIET_NAMES, dietVerdict, isDiet } from './diets.js';
-import { ApiError, FILTERS, filters, LANG, number, PAGING, type Param, type Query, str } from './params.js';
+import type { Catalog } from '../catalog.js';
+import { ApiError, FILTERS, filters, LANG, number, PAGING, type Param, type Query, str } from '../params.js';
+import type { Json, Row } from '../rows.js';
+import { DIET_NAMES, dietVerdict, isDiet } from '../select/diets.js';
+import { methodName, paging, select, sortRows } from '../select/select.js';
 import { brief, DATA_NOTE, langOf, parts, recipeParts } from './present.js';
 import type { Operation } from './route-types.js';
-import type { Json, Row } from './rows.js';
-import { methodName, paging, select, sortRows } from './select.js';
 
 const path = (name: string, description: string): Param => ({ name, type: 'string', description, in: 'path', required: true });
 

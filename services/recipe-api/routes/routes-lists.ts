@@ -1,14 +1,14 @@
 /** The listings of spec §4.5: methods, diets (and their review), certifications, countries, ingredients, categories, sources, languages, facets, operations, devices. */
-import { allOps } from '../../schemas/vocab.js';
-import { tokens } from '../index/search/text.js';
-import type { Catalog } from './catalog.js';
-import { DIET_NAMES, DIETS, dietVerdict } from './diets.js';
-import { countryName, LANGUAGE_NAMES } from './names.js';
-import { integer, type Query, str } from './params.js';
+import { allOps } from '../../../schemas/vocab.js';
+import { tokens } from '../../index/search/text.js';
+import type { Catalog } from '../catalog.js';
+import { integer, type Query, str } from '../params.js';
+import type { Json, Row } from '../rows.js';
+import { DIET_NAMES, DIETS, dietVerdict } from '../select/diets.js';
+import { countryName, LANGUAGE_NAMES } from '../select/names.js';
+import { EU_ALLERGENS } from '../select/screens.js';
 import { DATA_NOTE, opInfo } from './present.js';
 import type { Operation } from './route-types.js';
-import type { Json, Row } from './rows.js';
-import { EU_ALLERGENS } from './screens.js';
 
 function counts<T extends string>(rows: Row[], keys: (r: Row) => T[]): { name: T; count: number }[] {
   const m = new Map<T, number>();

@@ -1,12 +1,12 @@
 /** The precomputed structures behind list requests give the answers the plain definitions give. */
 import t from 'tap';
-import { scratchFiles } from '../../test-support/cli.js';
-import { writeCatalog } from '../catalog/generate.js';
-import { tokens } from '../index/search/text.js';
-import { loadCatalog } from './catalog.js';
+import { scratchFiles } from '../../../test-support/cli.js';
+import { writeCatalog } from '../../catalog/generate.js';
+import { tokens } from '../../index/search/text.js';
+import { loadCatalog } from '../catalog.js';
+import { listAnswer } from '../routes/routes-find.js';
+import type { Row } from '../rows.js';
 import { dietVerdict } from './diets.js';
-import { listAnswer } from './routes-find.js';
-import type { Row } from './rows.js';
 import { METRICS, singular } from './select.js';
 
 type J = Record<string, unknown>;

@@ -1,7 +1,7 @@
 /** The OpenAPI 3.1 document of the recipe API, generated from the route table (never kept by hand). */
-import type { Param } from './params.js';
+import type { Param } from '../params.js';
+import type { Json } from '../rows.js';
 import type { Operation } from './route-types.js';
-import type { Json } from './rows.js';
 
 const ERROR = {
   description: 'Error',

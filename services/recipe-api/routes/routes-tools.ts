@@ -1,17 +1,17 @@
 /** Pantry, random, compare, ingredient profile, aggregate, meal plan and shopping list. */
 
-import { sha256Hex } from '../../core/hash.js';
-import { mulberry32 } from '../../core/random.js';
-import { tokens } from '../index/search/text.js';
-import type { Catalog } from './catalog.js';
-import { DIETS, dietVerdict } from './diets.js';
-import { ApiError, filters, integer, LANG, list, number, oneOf, type Query, str } from './params.js';
+import { sha256Hex } from '../../../core/hash.js';
+import { mulberry32 } from '../../../core/random.js';
+import { tokens } from '../../index/search/text.js';
+import type { Catalog } from '../catalog.js';
+import { ApiError, filters, integer, LANG, list, number, oneOf, type Query, str } from '../params.js';
+import type { Json, Row } from '../rows.js';
+import { DIETS, dietVerdict } from '../select/diets.js';
+import { isStaple } from '../select/screens.js';
+import { METRICS, select, singular, usesIngredient } from '../select/select.js';
 import { brief, DATA_NOTE, langOf } from './present.js';
 import type { Operation } from './route-types.js';
 import { rowOr404 } from './routes-find.js';
-import type { Json, Row } from './rows.js';
-import { isStaple } from './screens.js';
-import { METRICS, select, singular, usesIngredient } from './select.js';
 
 const rand = (seed: string | undefined) =>
   seed !== undefined ? mulberry32(Number.parseInt(sha256Hex(`seed:${seed}`).slice(0, 8), 16)) : Math.random;
