@@ -7,6 +7,7 @@
  * Inside the house, two rules keep the rooms findable: a domain of the hub (a folder of runtime/hub/ but testing/) is
  * reached from outside it only through its entry module, its index.ts, never by importing its other files; and no
  * folder of production code holds more than 25 source modules (tests and the test helpers beside them not counted).
+ * The map of the house in docs/CONTRIBUTING.md has a line for every top-level folder and every room, and no more.
  *
  * The graph is read from the sources, relative imports only (packages are not ours to order).
  */
@@ -177,6 +178,27 @@ t.test(`no production folder holds more than ${SIZE_LIMIT} source modules`, asyn
   const sizes = folderSizes(repoRoot);
   t.ok((sizes.get(HUB) ?? 0) > 0 && (sizes.get('core') ?? 0) > 0, 'the count sees the folders');
   t.same(crowded(sizes), []);
+});
+
+t.test('the map of the house in docs/CONTRIBUTING.md matches the tree', async (t) => {
+  const map = readFileSync(join(repoRoot, 'docs/CONTRIBUTING.md'), 'utf8');
+  const blocks = [...map.matchAll(/^```\n([\s\S]*?)^```$/gm)].map((m) => m[1]).join('');
+  const listed = new Set([...blocks.matchAll(/^([a-z][a-z0-9-]*(?:\/[a-z][a-z0-9-]*)*)\/ /gm)].map((m) => m[1] as string));
+  const folders = (dir: string) =>
+    readdirSync(join(repoRoot, dir), { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules' && e.name !== 'dist')
+      .map((e) => (dir === '.' ? e.name : `${dir}/${e.name}`));
+  const tree = [...folders('.'), ...folders(HUB), ...folders('services/index'), ...folders('services/recipe-api')];
+  t.same(
+    tree.filter((f) => !listed.has(f)),
+    [],
+    'every top-level folder, hub domain and index or recipe API room has its line',
+  );
+  t.same(
+    [...listed].filter((f) => !existsSync(join(repoRoot, f))),
+    [],
+    'every folder the map names exists',
+  );
 });
 
 t.test('the checks see what they are meant to see', async (t) => {
