@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { documentHash } from '../core/hash.js';
 import { generateKeyFile } from '../core/keys.js';
 import { writeCatalog } from '../services/catalog/generate.js';
-import { buildIndex } from '../services/index/build.js';
-import { createIndexServer } from '../services/index/server.js';
+import { buildIndex } from '../services/index/build/build.js';
+import { createIndexServer } from '../services/index/serve/server.js';
 import { report, summarize } from './stats.js';
 
 const COUNT = 2000;

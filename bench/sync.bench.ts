@@ -16,7 +16,7 @@ import { RecallRepo, recallsMigration } from '../runtime/store/recalls.js';
 import { syncIndex } from '../runtime/sync/client.js';
 import { SyncStore, syncMigration } from '../runtime/sync/store.js';
 import { writeCatalog } from '../services/catalog/generate.js';
-import { buildIndex } from '../services/index/build.js';
+import { buildIndex } from '../services/index/build/build.js';
 import { hearthArgv } from '../test-support/cli.js';
 import { report } from './stats.js';
 

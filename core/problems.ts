@@ -24,7 +24,7 @@ export const problemCatalog = {
   'not-human-approver': { status: 403, title: 'Only a person can approve this' },
   'limit-raise-refused': { status: 403, title: 'Safety limits cannot be raised' },
   'rate-limited': { status: 429, title: 'Too many requests' },
-  // Relief on a coordinator hub (runtime/hub/relief.ts).
+  // Relief on a coordinator hub (runtime/hub/relief/relief.ts).
   'not-coordinator': { status: 409, title: 'This hub is not a relief coordinator' },
   'relief-mismatch': { status: 422, title: 'Pledge does not meet the need' },
   'over-allocation': { status: 409, title: 'More than is pledged or needed' },

@@ -2,8 +2,8 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildIndex } from '../services/index/build.js';
-import { createIndexServer } from '../services/index/server.js';
+import { buildIndex } from '../services/index/build/build.js';
+import { createIndexServer } from '../services/index/serve/server.js';
 import { FIXED_NOW, smallCatalog, testKey } from '../services/index/test-helpers.js';
 
 export async function startFuzzIndex(): Promise<{ url: string; close: () => Promise<void> }> {

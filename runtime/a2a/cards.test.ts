@@ -52,8 +52,8 @@ t.test('the index card, built and served, is a valid A2A 1.0 card with absolute 
   const built = agentCard(site);
   t.same(agentCardProblems(built), []);
   t.equal(agentCard({ name: 'x', baseUrl: '' }), undefined, 'no card with relative URLs');
-  const { buildIndex } = await import('../../services/index/build.js');
-  const { createIndexServer } = await import('../../services/index/server.js');
+  const { buildIndex } = await import('../../services/index/build/build.js');
+  const { createIndexServer } = await import('../../services/index/serve/server.js');
   const { testKey, smallCatalog } = await import('../../services/index/test-helpers.js');
   const dir = mkdtempSync(join(tmpdir(), 'hearth-card-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));

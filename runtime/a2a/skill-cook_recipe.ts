@@ -4,7 +4,7 @@
  * has confirmed, it starts.
  */
 import type { Json } from '../../services/index/entry.js';
-import { rulesSchema } from '../hub/routes.js';
+import { rulesSchema } from '../hub/sessions/index.js';
 import type { Session } from '../hub/types.js';
 import { defineSkill, toolScopes } from './define.js';
 

@@ -2,7 +2,7 @@
 import { ProblemError } from '../../platform/http/problems.js';
 import type { Json } from '../../services/index/entry.js';
 import { previewPlan } from '../../services/planning/plan.js';
-import { createSessionSchema } from '../hub/routes.js';
+import { createSessionSchema } from '../hub/sessions/index.js';
 import { defineSkill, toolScopes } from './define.js';
 
 interface PlanInput {

@@ -1,12 +1,12 @@
 /**
  * relief_allocate: pledges allocated to a relief need on a coordinator hub, by the same service as
- * `POST /svc/v1/relief/allocations` and the MCP tool `relief_allocate` (runtime/hub/relief.ts): the Allocation
+ * `POST /svc/v1/relief/allocations` and the MCP tool `relief_allocate` (runtime/hub/relief/relief.ts): the Allocation
  * record comes back as the artifact and the need's remaining meals go down. Refused as REST refuses:
  * relief-mismatch (an allergen the need avoids, a dietary requirement not met, too late), over-allocation (more
  * meals than the need lacks or the pledges provide), not-found, and not-coordinator on any other hub.
  */
 import type { Json } from '../../services/index/entry.js';
-import type { AllocationInput } from '../hub/relief.js';
+import type { AllocationInput } from '../hub/relief/index.js';
 import { allocationToolSchema } from '../mcp/tools-relief.js';
 import { defineSkill, toolScopes } from './define.js';
 

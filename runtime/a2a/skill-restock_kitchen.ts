@@ -1,7 +1,7 @@
 /** restock_kitchen: the inventory (with what expires soon) and, when lines are given, an order intent a person approves. */
 import type { Json } from '../../services/index/entry.js';
-import type { OrderLine } from '../hub/kitchen.js';
-import { orderSchema } from '../hub/kitchen-routes.js';
+import type { OrderLine } from '../hub/kitchen/index.js';
+import { orderSchema } from '../hub/kitchen/index.js';
 import { defineSkill, forbidden, toolScopes } from './define.js';
 
 interface RestockInput {

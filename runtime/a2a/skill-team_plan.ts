@@ -1,11 +1,11 @@
 /**
  * team_plan: a session's recipe steps split among the kitchen's actors by capability and time, by the same
- * service as `POST /svc/v1/team-plans` and the MCP tool `team_call_for_proposals` (runtime/hub/team.ts): the
+ * service as `POST /svc/v1/team-plans` and the MCP tool `team_call_for_proposals` (runtime/hub/coordination/team.ts): the
  * TeamPlan comes back as the artifact, each planned step becomes a hub task assigned to its actor, and a step no
  * actor can do is refused with capability-mismatch.
  */
 import type { Json } from '../../services/index/entry.js';
-import { type TeamPlanInput, teamPlanInputSchema } from '../hub/team.js';
+import { type TeamPlanInput, teamPlanInputSchema } from '../hub/coordination/index.js';
 import { defineSkill, toolScopes } from './define.js';
 
 export const teamPlan = defineSkill<TeamPlanInput>({

@@ -51,7 +51,7 @@ const DEFERRED: Record<string, RegExp> = {
   'Node-RED': /node_modules\/(@node-red|node-red)\//,
   'the registry service': /\/services\/registry\//,
   'the directory service': /\/services\/catalog\//,
-  'the index builder': /\/services\/index\/(build|cli|server|static|mcp)\./,
+  'the index builder': /\/services\/index\/(build\/build|cli|serve\/server|serve\/static|serve\/mcp)\./,
   'the MQTT client': /node_modules\/mqtt\//,
   YAML: /node_modules\/yaml\//,
   // The rules, tables and free-text reader; the routes, tools and skill load them on the first advice call.

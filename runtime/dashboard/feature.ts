@@ -3,7 +3,7 @@
  * event bus (model.ts). Add it after the core feature (and after the hub, whose sessions it lists when given).
  */
 import type { AppContext, Feature } from '../app/context.js';
-import type { SafetyDeps } from '../hub/safety-routes.js';
+import type { SafetyDeps } from '../hub/safety/index.js';
 import { DashboardModel, type SessionsSource } from './model.js';
 import { registerDashboardRoutes } from './routes.js';
 

@@ -2,12 +2,12 @@
  * What the dashboard shows, kept from the event bus: the latest reading of every sensor and a downsampled
  * history (one point per sensor per second of device time, the last `windowMs`), heater power, the safety state
  * with any latched trip and its hint, the current execution and step, recent sessions with their open tasks, and
- * the household's notifications (runtime/hub/notify.ts) until someone acknowledges them.
+ * the household's notifications (runtime/hub/notify/notify.ts) until someone acknowledges them.
  * `snapshot()` is the page's first paint; `subscribe()` streams the changes.
  */
 import type { AppContext } from '../app/context.js';
 import type { ExecutionStatus } from '../executor/types.js';
-import { forHousehold } from '../hub/notify.js';
+import { forHousehold } from '../hub/notify/index.js';
 import { type CookingView, cookingView, type SensorLimit, sensorLimits } from './cooking.js';
 
 export interface SessionsSource {
@@ -25,7 +25,7 @@ export type DashboardMessage =
   | { type: 'sessions'; sessions: unknown[]; tasks: unknown[] }
   | { type: 'notices'; notices: NoticeView[] };
 
-/** A notification for the household on the screen (runtime/hub/notify.ts), until acknowledged or expired. */
+/** A notification for the household on the screen (runtime/hub/notify/notify.ts), until acknowledged or expired. */
 export interface NoticeView {
   id: string;
   urgency: string;

@@ -15,7 +15,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../platform/http/problems.js';
 import { startSse } from '../../platform/http/sse.js';
 import { packageRoot } from '../config/paths.js';
-import { emergencyStop, type SafetyDeps } from '../hub/safety-routes.js';
+import { emergencyStop, type SafetyDeps } from '../hub/safety/index.js';
 import { isLocalAddress } from './local.js';
 import type { DashboardMessage, DashboardModel } from './model.js';
 

@@ -42,7 +42,7 @@ export interface BusEvents {
   sync: { kind: 'started' | 'applied' | 'rejected' | 'failed' | 'recall'; message: string; at: string; detail?: Record<string, unknown> };
   /** Device availability / heartbeat. */
   'device.heartbeat': { at: string; state: string };
-  /** The market (runtime/hub/market.ts): a quote request routed, a quote received, an order made from a quote or approved. */
+  /** The market (runtime/hub/market/market.ts): a quote request routed, a quote received, an order made from a quote or approved. */
   market: {
     kind: 'quote.requested' | 'quote.received' | 'order.created' | 'order.approved';
     at: string;
@@ -56,16 +56,16 @@ export interface BusEvents {
     state?: string;
   };
   /**
-   * A notification for people or devices (runtime/hub/notify.ts): sent (`message`) or acknowledged. `notification`
+   * A notification for people or devices (runtime/hub/notify/notify.ts): sent (`message`) or acknowledged. `notification`
    * is the stored Notification (id, audience, urgency, message, …); `sessionId` when it relates to a session.
    */
   notify: { kind: 'message' | 'acknowledged'; at: string; sessionId?: string; notification: Record<string, unknown> };
-  /** A lease was granted, renewed, released, expired or revoked (runtime/hub/leases.ts). */
+  /** A lease was granted, renewed, released, expired or revoked (runtime/hub/coordination/leases.ts). */
   lease: { kind: 'granted' | 'renewed' | 'released' | 'expired' | 'revoked'; lease: Record<string, unknown>; at: string };
-  /** A handoff was proposed, accepted, completed, declined or expired (runtime/hub/handoffs.ts). */
+  /** A handoff was proposed, accepted, completed, declined or expired (runtime/hub/coordination/handoffs.ts). */
   handoff: { kind: 'proposed' | 'accepted' | 'completed' | 'declined' | 'expired'; handoff: Record<string, unknown>; at: string };
   /**
-   * Relief on a coordinator hub (runtime/hub/relief.ts): a need, a pledge or an allocation was posted or changed
+   * Relief on a coordinator hub (runtime/hub/relief/relief.ts): a need, a pledge or an allocation was posted or changed
    * (`status` is its status, an allocation's state), or one side of an assignment's handover was acknowledged
    * (`id` the allocation, `pledgeId`, `step`; `record` the handover).
    */

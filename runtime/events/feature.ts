@@ -10,7 +10,7 @@ import { systemClock } from '../../drivers/clock.js';
 import { type RevocationWatch, sharedRevocations } from '../../platform/http/revocation.js';
 import type { AppContext, Feature } from '../app/context.js';
 import { ConfigError } from '../config/config.js';
-import { emergencyStop, stopSource } from '../hub/safety-routes.js';
+import { emergencyStop, stopSource } from '../hub/safety/index.js';
 import type { HubMcpDeps } from '../mcp/tools.js';
 import { MqttFeature } from '../mqtt/feature.js';
 import { FleetBridge } from '../mqtt/fleet-bridge.js';
@@ -110,7 +110,7 @@ export function createEventFeatures(opts: { hubTools?: () => HubMcpDeps | undefi
     async start(ctx: AppContext) {
       const o = optionsOf(ctx);
       const log = ctx.log.child({ component: 'mqtt' });
-      // The hub's e-stop service (runtime/hub/safety-routes.ts), for stops that come over MQTT or the fleet bridge.
+      // The hub's e-stop service (runtime/hub/safety/safety-routes.ts), for stops that come over MQTT or the fleet bridge.
       const safety = {
         supervisor: ctx.supervisor,
         bus: ctx.bus,

@@ -1,11 +1,11 @@
 /**
  * The `emergencyStop` mutation's work, shared by the resolver (resolvers.ts) and the direct path that runs before
- * GraphQL is loaded (estop-direct.ts): the hub's e-stop service (runtime/hub/safety-routes.ts `emergencyStop`),
+ * GraphQL is loaded (estop-direct.ts): the hub's e-stop service (runtime/hub/safety/safety-routes.ts `emergencyStop`),
  * never refused for its reason (a long one is cut and warned about, as over REST and MCP).
  */
 import type { Principal } from '../../platform/http/auth.js';
 import { reasonValue } from '../http/stop-body.js';
-import { emergencyStop, type SafetyDeps, safetyState, stopSource } from '../hub/safety-routes.js';
+import { emergencyStop, type SafetyDeps, safetyState, stopSource } from '../hub/safety/index.js';
 
 export interface StopDeps {
   safety: SafetyDeps;

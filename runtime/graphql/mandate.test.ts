@@ -1,6 +1,6 @@
 /**
  * GraphQL `createOrderIntent` under a mandate, over a real socket: the same verification as `POST /svc/v1/orders`
- * and the MCP tool `create_order_intent` (runtime/hub/kitchen-routes.ts `orderExtras`). An unsigned, tampered,
+ * and the MCP tool `create_order_intent` (runtime/hub/kitchen/kitchen-routes.ts `orderExtras`). An unsigned, tampered,
  * expired, over-cap, wrong-provider or wrong-principal mandate is refused with the problem slug and
  * `mandateReason` in `extensions`, as REST answers them; nothing is created; a valid mandate creates the order,
  * still awaiting a person's approval, and records whose mandate it was.

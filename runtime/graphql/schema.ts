@@ -4,7 +4,7 @@
  * `input_required`), so a client reads the same values over every transport; each object also offers its
  * REST document whole as `document: JSON`. Scopes are those of REST (runtime/graphql/scopes.ts).
  */
-import { SEARCH_QUERY_FIELD, SEARCH_SDL } from '../../services/index/graphql-search.js';
+import { SEARCH_QUERY_FIELD, SEARCH_SDL } from '../../services/index/search/graphql-search.js';
 
 export const HUB_SCHEMA = `${SEARCH_SDL}
 "Any JSON value (a document as the hub's REST API answers it)."

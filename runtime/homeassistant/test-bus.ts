@@ -6,7 +6,7 @@ import type { Feature } from '../app/context.js';
 import { EventHub } from '../events/hub.js';
 import { EventJournal, journalMigration } from '../events/journal.js';
 import { installEventRoutes } from '../events/routes.js';
-import { emergencyStop } from '../hub/safety-routes.js';
+import { emergencyStop } from '../hub/safety/safety-routes.js';
 import { MqttFeature } from '../mqtt/feature.js';
 
 export function testBusFeature(kitchenId = 'k1'): Feature & { mqtt(): MqttFeature | undefined; hub(): EventHub | undefined } {

@@ -19,34 +19,25 @@ import { mountHubMcp } from '../mcp/mount.js';
 import type { HubMcpDeps } from '../mcp/tools.js';
 import { registerPairingRoutes } from '../pairing/routes.js';
 import { PairingStore, pairingKeyMigration, pairingMigration } from '../pairing/store.js';
-import { registerAdviceRoutes } from './advice-routes.js';
-import { adviceMigration, SqliteAdviceStore } from './advice-store.js';
 import { registerAgentCard } from './agent-card.js';
-import { cachedHubCatalog } from './catalog.js';
-import { HandoffService } from './handoffs.js';
-import { registerHandoffRoutes } from './handoffs-routes.js';
-import { HouseholdStore } from './household.js';
-import { KitchenService } from './kitchen.js';
-import { registerKitchenRoutes } from './kitchen-routes.js';
-import { LeaseService } from './leases.js';
-import { registerLeaseRoutes } from './leases-routes.js';
-import { leasesMigration } from './leases-store.js';
-import { checkMandate } from './mandates.js';
-import { MarketService, marketMigration } from './market.js';
-import { registerMarketRoutes } from './market-routes.js';
-import { NotifyService } from './notify.js';
-import { registerNotifyRoutes } from './notify-routes.js';
-import { registerPlanningRoutes } from './planning-routes.js';
-import { registerPrincipalKeyRoutes } from './principal-key-routes.js';
-import { ReliefService } from './relief.js';
-import { registerReliefRoutes } from './relief-routes.js';
-import { reliefMigration } from './relief-store.js';
-import { registerSessionRoutes } from './routes.js';
-import { registerSafetyRoutes, type SafetyDeps } from './safety-routes.js';
-import { SessionService } from './sessions.js';
+import {
+  HandoffService,
+  LeaseService,
+  leasesMigration,
+  registerHandoffRoutes,
+  registerLeaseRoutes,
+  registerTeamRoutes,
+  TeamService,
+  teamMigration,
+} from './coordination/index.js';
+import { checkMandate, HouseholdStore, KitchenService, registerKitchenRoutes, registerPrincipalKeyRoutes } from './kitchen/index.js';
+import { MarketService, marketMigration, registerMarketRoutes } from './market/index.js';
+import { NotifyService, registerNotifyRoutes } from './notify/index.js';
+import { adviceMigration, cachedHubCatalog, registerAdviceRoutes, registerPlanningRoutes, SqliteAdviceStore } from './planning/index.js';
+import { ReliefService, registerReliefRoutes, reliefMigration } from './relief/index.js';
+import { registerSafetyRoutes, type SafetyDeps } from './safety/index.js';
+import { registerSessionRoutes, SessionService } from './sessions/index.js';
 import { hubMigration } from './store.js';
-import { TeamService, teamMigration } from './team.js';
-import { registerTeamRoutes } from './team-routes.js';
 import { SCOPES } from './types.js';
 
 export interface Hub {

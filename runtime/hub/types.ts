@@ -83,7 +83,7 @@ export interface Session {
   failure?: { reason: string; detail: string; at: string };
 }
 
-/** `team_step`: one step of a recipe a team plan gave to an actor (runtime/hub/team.ts). */
+/** `team_step`: one step of a recipe a team plan gave to an actor (runtime/hub/coordination/team.ts). */
 export type TaskKind = 'confirm_session' | 'cooking_check' | 'team_step';
 
 export interface Task {
@@ -102,7 +102,7 @@ export interface Task {
   answer?: { value: string; by: Actor; at: string };
   /** For team steps: the step (`<recipeId>#<nodeId>`), its op, and its slot in the team plan. */
   step?: { ref: string; op: string; planId: string; start: string; end: string };
-  /** The handoff moving this task, as it last stood (runtime/hub/handoffs.ts). */
+  /** The handoff moving this task, as it last stood (runtime/hub/coordination/handoffs.ts). */
   handoff?: { id: string; state: string; to: { id: string; kind: string } };
 }
 

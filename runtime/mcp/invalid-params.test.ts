@@ -1,7 +1,7 @@
 /**
  * The hub's MCP endpoint blames the right side (issue 27 item 2): params the protocol's schema refuses are answered
  * -32602 naming them (platform/mcp/invalid-params.ts), an unsupported protocol version in `initialize` with the
- * latest supported one. The index's endpoint runs the same cases (services/index/mcp-errors.test.ts).
+ * latest supported one. The index's endpoint runs the same cases (services/index/serve/mcp-errors.test.ts).
  */
 import t from 'tap';
 import { blameClient, blameClientInResponse, validationIssues } from '../../platform/mcp/invalid-params.js';

@@ -5,7 +5,7 @@
 import { controlActive } from '../../safety/controls.js';
 import type { Json } from '../../services/index/entry.js';
 import { REASON_MAX, reasonValue } from '../http/stop-body.js';
-import { emergencyStop, type SafetyDeps, safetyState, stopSource } from '../hub/safety-routes.js';
+import { emergencyStop, type SafetyDeps, safetyState, stopSource } from '../hub/safety/index.js';
 import { type HubTool, ok } from './tool-call.js';
 
 /** What the stop needs of the hub (a part of HubMcpDeps). */

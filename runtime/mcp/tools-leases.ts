@@ -1,12 +1,10 @@
 /**
- * MCP tools for leases and handoffs: the same services (runtime/hub/leases.ts, handoffs.ts) as the REST routes,
+ * MCP tools for leases and handoffs: the same services (runtime/hub/coordination/leases.ts, handoffs.ts) as the REST routes,
  * with the same scopes and refusals (`lease-conflict`, `not-human-approver`, `capability-mismatch`).
  */
 import type { Json } from '../../services/index/entry.js';
-import type { HandoffService, ProposeInput } from '../hub/handoffs.js';
-import { declineSchema, listHandoffsSchema, proposeSchema } from '../hub/handoffs-routes.js';
-import type { ClaimInput, LeaseService } from '../hub/leases.js';
-import { claimSchema, listLeasesSchema, renewSchema } from '../hub/leases-routes.js';
+import type { ClaimInput, HandoffService, LeaseService, ProposeInput } from '../hub/coordination/index.js';
+import { claimSchema, declineSchema, listHandoffsSchema, listLeasesSchema, proposeSchema, renewSchema } from '../hub/coordination/index.js';
 import { type HubTool, scopedTool } from './tool-call.js';
 
 const withId = (schema: { properties: Record<string, unknown> }, what: string) => ({

@@ -6,8 +6,8 @@
 
 import type { Json } from '../../services/index/entry.js';
 import { type OfferQuery, offerQuerySchema, type QuoteRequestInput } from '../../services/market/index.js';
-import type { MarketService } from '../hub/market.js';
-import { quoteRequestSchema } from '../hub/market-routes.js';
+import type { MarketService } from '../hub/market/index.js';
+import { quoteRequestSchema } from '../hub/market/index.js';
 import { type HubTool, scopedTool } from './tool-call.js';
 
 export function marketTools(m: MarketService): HubTool[] {

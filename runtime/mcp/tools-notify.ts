@@ -1,8 +1,8 @@
 /**
- * The MCP tool `notify` (scope `notify`): the same service as `POST /svc/v1/notify` (runtime/hub/notify.ts), so a
+ * The MCP tool `notify` (scope `notify`): the same service as `POST /svc/v1/notify` (runtime/hub/notify/notify.ts), so a
  * notification sent by an agent over MCP or MQTT arrives on the same channels and counts against the same budget.
  */
-import { type NotifyInput, type NotifyService, notifySchema } from '../hub/notify.js';
+import { type NotifyInput, type NotifyService, notifySchema } from '../hub/notify/index.js';
 import { type HubTool, scopedTool } from './tool-call.js';
 
 export function notifyTool(n: NotifyService): HubTool {

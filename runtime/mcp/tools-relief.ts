@@ -1,17 +1,17 @@
 /**
  * The relief tools of a coordinator hub (spec §4.7): `relief_needs` (read), `relief_pledge` and
- * `relief_allocate` (relief), on the same service as `/svc/v1/relief/…` (runtime/hub/relief.ts), with the same
+ * `relief_allocate` (relief), on the same service as `/svc/v1/relief/…` (runtime/hub/relief/relief.ts), with the same
  * refusals: `relief-mismatch` (allergen, dietary requirement, time), `over-allocation`, and `not-coordinator` on a
  * hub that is not a coordinator. The documents are checked against schemas/json/relief.schema.json by the service;
- * the schemas here say what an agent fills in. The end of the records (runtime/hub/relief-lifecycle.ts) goes
+ * the schemas here say what an agent fills in. The end of the records (runtime/hub/relief/relief-lifecycle.ts) goes
  * through the same two tools: `relief_pledge {withdraw}` withdraws a pledge, `relief_allocate {cancel}` cancels an
  * allocation and `relief_allocate {closeNeed}` closes a need, as the REST routes do.
  */
 
 import { ProblemError } from '../../platform/http/problems.js';
 import type { Json } from '../../services/index/entry.js';
-import type { AllocationInput, ReliefService } from '../hub/relief.js';
-import { NEED_STATUSES } from '../hub/relief-store.js';
+import type { AllocationInput, ReliefService } from '../hub/relief/index.js';
+import { NEED_STATUSES } from '../hub/relief/index.js';
 import { type HubTool, scopedTool } from './tool-call.js';
 
 const json = (v: object): Json => JSON.parse(JSON.stringify(v)) as Json;

@@ -1,6 +1,6 @@
 /** The hub's team-plan tool (spec §4.7 `team_call_for_proposals`), on the same service as `POST /svc/v1/team-plans`. */
 import type { Json } from '../../services/index/entry.js';
-import { type TeamPlanInput, type TeamService, teamPlanInputSchema } from '../hub/team.js';
+import { type TeamPlanInput, type TeamService, teamPlanInputSchema } from '../hub/coordination/index.js';
 import { type HubTool, scopedTool } from './tool-call.js';
 
 export function teamTools(team: TeamService): HubTool[] {

@@ -13,21 +13,19 @@ import { jsonSchema } from '../../platform/mcp/schema.js';
 import type { AdviceContext } from '../../services/advice/index.js';
 import { type Catalog, recipeOf } from '../../services/index/catalog.js';
 import { indexEntry, type Json } from '../../services/index/entry.js';
-import { MatchInputError } from '../../services/index/match.js';
+import { MatchInputError } from '../../services/index/search/match.js';
 import type { PlanningContext } from '../../services/planning/context.js';
 import { type MatchInput, matchWithStock, type PreviewInput, previewPlan } from '../../services/planning/plan.js';
-import type { HandoffService } from '../hub/handoffs.js';
-import type { InventoryPatch, KitchenService } from '../hub/kitchen.js';
-import { inventoryPatchSchema, modeSchema, type OrderInput, orderExtras, orderSchema } from '../hub/kitchen-routes.js';
-import type { LeaseService } from '../hub/leases.js';
-import type { MarketService } from '../hub/market.js';
-import type { NotifyService } from '../hub/notify.js';
-import { planPreviewSchema } from '../hub/planning-routes.js';
-import type { ReliefService } from '../hub/relief.js';
-import { createSessionSchema, rulesSchema } from '../hub/routes.js';
-import type { SafetyDeps } from '../hub/safety-routes.js';
-import type { SessionService } from '../hub/sessions.js';
-import type { TeamService } from '../hub/team.js';
+import type { HandoffService, LeaseService, TeamService } from '../hub/coordination/index.js';
+import type { InventoryPatch, KitchenService } from '../hub/kitchen/index.js';
+import { inventoryPatchSchema, modeSchema, type OrderInput, orderExtras, orderSchema } from '../hub/kitchen/index.js';
+import type { MarketService } from '../hub/market/index.js';
+import type { NotifyService } from '../hub/notify/index.js';
+import { planPreviewSchema } from '../hub/planning/index.js';
+import type { ReliefService } from '../hub/relief/index.js';
+import type { SafetyDeps } from '../hub/safety/index.js';
+import type { SessionService } from '../hub/sessions/index.js';
+import { createSessionSchema, rulesSchema } from '../hub/sessions/index.js';
 import { type HubTool, ok, refusal, scopedTool, scopeRefusal, type ToolOutcome } from './tool-call.js';
 import { emergencyStopTool } from './tool-stop.js';
 import { adviceTools } from './tools-advice.js';
@@ -40,21 +38,21 @@ import { teamTools } from './tools-team.js';
 export interface HubMcpDeps {
   sessions: SessionService;
   kitchen: KitchenService;
-  /** Notifications that reach the event stream, MQTT, webhooks and the dashboard (runtime/hub/notify.ts). */
+  /** Notifications that reach the event stream, MQTT, webhooks and the dashboard (runtime/hub/notify/notify.ts). */
   notifications: NotifyService;
   catalog(): Catalog;
   /** What planning, matching and advice read (services/planning/context.ts). */
   planning: PlanningContext;
   /** Advice with the hub's context and store (services/advice). */
   advice: AdviceContext;
-  /** Offers, quote requests and quotes (runtime/hub/market.ts); the market tools exist only with it. */
+  /** Offers, quote requests and quotes (runtime/hub/market/market.ts); the market tools exist only with it. */
   market?: MarketService;
-  /** Team plans (runtime/hub/team.ts). */
+  /** Team plans (runtime/hub/coordination/team.ts). */
   team: TeamService;
-  /** Leases and handoffs (runtime/hub/leases.ts, handoffs.ts). */
+  /** Leases and handoffs (runtime/hub/coordination/leases.ts, handoffs.ts). */
   leases: LeaseService;
   handoffs: HandoffService;
-  /** Relief on a coordinator hub (runtime/hub/relief.ts); its tools answer not-coordinator on any other hub. */
+  /** Relief on a coordinator hub (runtime/hub/relief/relief.ts); its tools answer not-coordinator on any other hub. */
   relief: ReliefService;
   /** The device's capabilities document (the hub's own actor). */
   capabilities: unknown;

@@ -14,8 +14,8 @@ import { generateKeyFile, type KeyFile, publicRecord } from '../../core/keys.js'
 import { signDocument } from '../../core/signature.js';
 import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
 import { writeCatalog } from '../../services/catalog/generate.js';
-import { type BuildResult, buildIndex } from '../../services/index/build.js';
-import { createIndexServer } from '../../services/index/server.js';
+import { type BuildResult, buildIndex } from '../../services/index/build/build.js';
+import { createIndexServer } from '../../services/index/serve/server.js';
 import { RecallRepo, recallsMigration } from '../store/recalls.js';
 import { SyncStore, syncMigration } from './store.js';
 

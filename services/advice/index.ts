@@ -35,7 +35,7 @@ export interface StoredAdvice {
   by: string;
 }
 
-/** Where a hub keeps its answers for `apply` (runtime/hub/advice-store.ts). */
+/** Where a hub keeps its answers for `apply` (runtime/hub/planning/advice-store.ts). */
 export interface AdviceStore {
   put(s: StoredAdvice): void;
   get(responseId: string): StoredAdvice | undefined;

@@ -7,7 +7,7 @@
 import { ProblemError } from '../../platform/http/problems.js';
 import { isRecalled } from '../index/catalog.js';
 import { indexEntry, type Json, type RecipeFacts } from '../index/entry.js';
-import { kitchenOf, matchOne } from '../index/match.js';
+import { kitchenOf, matchOne } from '../index/search/match.js';
 import type { PlanningContext } from '../planning/context.js';
 import { allergensOf, costOf, heatNodes, householdConflicts, levelRank, saverCompare, timeOf } from '../planning/policy.js';
 import { checkStock, type ScaledIngredient, scaleEnvelope, scaleRecipe, stockFor } from '../planning/scale.js';

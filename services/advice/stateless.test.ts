@@ -9,8 +9,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import t from 'tap';
 import { validate } from '../../schemas/index.js';
 import { scratchFiles } from '../../test-support/cli.js';
-import { buildIndex } from '../index/build.js';
-import { createIndexServer } from '../index/server.js';
+import { buildIndex } from '../index/build/build.js';
+import { createIndexServer } from '../index/serve/server.js';
 import { FIXED_NOW, testKey } from '../index/test-helpers.js';
 
 // A directory of its own, not tap's root fixture: this file may share its process with others (scripts/test-run.mjs).

@@ -6,7 +6,7 @@
 import { ProblemError } from '../../platform/http/problems.js';
 import type { Catalog } from '../index/catalog.js';
 import type { Json } from '../index/entry.js';
-import { kitchenOf, MatchInputError } from '../index/match.js';
+import { kitchenOf, MatchInputError } from '../index/search/match.js';
 import { type AdviceRequest, type AdviceResponse, advise, ask, intentOf } from './index.js';
 
 function actorsOf(body: AdviceRequest | { context?: Json }): Json[] {

@@ -5,7 +5,7 @@
  * (from the ingredient screen, kosher type in the note), difficulty, source collection (one in three
  * facts-only, without step wording), licence, images and a few Cooking with Kids recipes. Synthetic values.
  */
-import { type ScreenDiet, screenBreakers, wordsOf } from '../recipe-api/screens.js';
+import { type ScreenDiet, screenBreakers, wordsOf } from '../recipe-api/select/screens.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,10 +1,10 @@
 /**
  * The catalog an index serves, as data: its recipes, their facts, the search index over them and the recalls
  * in force. Pure (no file I/O): the index loads one from a built directory (store.ts), the hub builds one from
- * its own recipes (runtime/hub/catalog.ts), and match.ts reads either.
+ * its own recipes (runtime/hub/planning/catalog.ts), and match.ts reads either.
  */
 import type { Json, RecipeFacts } from './entry.js';
-import { SearchIndex } from './search.js';
+import { SearchIndex } from './search/search.js';
 
 /** One recall: the recipe `id`, every revision of it or only the one with `hash`. */
 export interface RecallItem {

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { parseJson } from '../../core/canonical.js';
 import { type KeyFile, type KeyRecord, parseKeyFile } from '../../core/keys.js';
 import { CliError } from '../../platform/cli-error.js';
-import { buildIndex } from './build.js';
-import { consoleProgress } from './progress.js';
-import { BuildInputError, readTrustFile } from './sources.js';
+import { buildIndex } from './build/build.js';
+import { consoleProgress } from './build/progress.js';
+import { BuildInputError, readTrustFile } from './build/sources.js';
 
 export interface BuildCommandOptions {
   recipes: string;

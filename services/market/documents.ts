@@ -1,7 +1,7 @@
 /**
  * Market documents (spec §2.2 "market records"): Provider documents and the offers of OfferFeed (or single
  * Offer) documents, each checked against schemas/json/market.schema.json. The index publishes them on its
- * pages (services/index/published.ts); the hub loads a folder of them (`market` in the configuration) to
+ * pages (services/index/build/published.ts); the hub loads a folder of them (`market` in the configuration) to
  * search and to price quote requests. A document that does not hold is refused with its file and the JSON
  * pointer of the fault, never skipped.
  */

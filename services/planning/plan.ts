@@ -7,7 +7,7 @@
 import { ProblemError } from '../../platform/http/problems.js';
 import { type Catalog, isRecalled, recipeOf } from '../index/catalog.js';
 import { indexEntry, type Json } from '../index/entry.js';
-import { kitchenOf, type MatchItem, matchOne, planPreview } from '../index/match.js';
+import { kitchenOf, type MatchItem, matchOne, planPreview } from '../index/search/match.js';
 import { type Household, NO_HOUSEHOLD, type PlanningContext } from './context.js';
 import { checkLevel, costOf, householdConflicts, levelRank, modeRefusal, saverCompare, timeOf } from './policy.js';
 import { checkStock, type Scaled, type StockCheck, scaleFor, scaleRecipe } from './scale.js';

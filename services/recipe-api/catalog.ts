@@ -10,10 +10,10 @@ import { parseJsonFast } from '../../core/json-parse-fast.js';
 import { packageRoot } from '../../platform/paths.js';
 import { validate } from '../../schemas/index.js';
 import type { RecipeFacts } from '../index/entry.js';
-import { SearchIndex } from '../index/search.js';
+import { SearchIndex } from '../index/search/search.js';
 import { ApiError } from './params.js';
 import { assignCostTiers, type Json, type Row, rowOf } from './rows.js';
-import { type IngredientWordIndex, ingredientWordIndex } from './words.js';
+import { type IngredientWordIndex, ingredientWordIndex } from './select/words.js';
 
 export class CatalogError extends Error {
   constructor(message: string) {

@@ -3,7 +3,15 @@
  * start from the document (spec §2.6 and §4.5 meaning rules). The document itself stays untouched.
  */
 import { durationSeconds } from '../../safety/duration.js';
-import { allergensInNames, claimConflicts, compoundItems, type KidsVerdict, kidsVerdict, type Screened, wordsOf } from './screens.js';
+import {
+  allergensInNames,
+  claimConflicts,
+  compoundItems,
+  type KidsVerdict,
+  kidsVerdict,
+  type Screened,
+  wordsOf,
+} from './select/screens.js';
 
 export type Json = Record<string, unknown>;
 

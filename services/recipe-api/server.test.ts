@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import t, { type Test } from 'tap';
 import { referenceDir } from '../../test-support/shared.js';
 import { CatalogError } from './catalog.js';
-import { OPERATIONS } from './operations.js';
+import { OPERATIONS } from './routes/operations.js';
 import { createRecipeApi } from './server.js';
 import { copyReferenceCatalog } from './test-helpers.js';
 

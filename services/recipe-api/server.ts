@@ -6,15 +6,15 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type AjvRecipe, ajvFor, validatorOf } from '../../platform/prebuilt-validators.js';
-import { RateLimiter } from '../index/rate-limit.js';
+import { RateLimiter } from '../index/serve/rate-limit.js';
 import { type Catalog, type LoadOptions, loadCatalog } from './catalog.js';
 import { type HubTokens, openHubTokens } from './hub-tokens.js';
-import { mountRecipeMcp } from './mcp.js';
-import { openApiDocument } from './openapi.js';
-import { OPERATIONS } from './operations.js';
 import { ApiError, type Query } from './params.js';
+import { mountRecipeMcp } from './routes/mcp.js';
+import { openApiDocument } from './routes/openapi.js';
+import { OPERATIONS } from './routes/operations.js';
 import type { Json } from './rows.js';
-import { catalogOrder } from './select.js';
+import { catalogOrder } from './select/select.js';
 
 export const API_VERSION = '1.0.0';
 

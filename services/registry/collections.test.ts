@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { documentHash } from '../../core/hash.js';
-import { readRecalls, readTrustFile } from '../index/sources.js';
+import { readRecalls, readTrustFile } from '../index/build/sources.js';
 import { exportDocuments } from './documents.js';
 import { entry, idemKey, recipe, sha, startHarness } from './testing/fixtures.js';
 

@@ -1,7 +1,7 @@
 /**
- * The rules a relief coordinator applies before it allocates a pledge to a need (pure; runtime/hub/relief.ts
+ * The rules a relief coordinator applies before it allocates a pledge to a need (pure; runtime/hub/relief/relief.ts
  * keeps the records). Allergens: what a pledge's food declares (the pledge's or an item's `allergens`) and what
- * its item names reveal (the recipe API's ingredient-name screen, services/recipe-api/screens.ts); any of them
+ * its item names reveal (the recipe API's ingredient-name screen, services/recipe-api/select/screens.ts); any of them
  * that the need avoids refuses the pledge. Dietary requirements: met by a claim (the pledge's or the item's
  * `dietary`), or, for the diets a name screen can judge (vegetarian, vegan, gluten_free, nut_free…), by item
  * names that show nothing breaking it; halal and kosher without a claim only for plain produce (no meat, fish,
@@ -10,7 +10,7 @@
  * pledge its items' quantities (and meals only when it declares portions).
  */
 import type { Json } from '../index/entry.js';
-import { allergensInNames, compoundItems, SCREEN_DIETS, type ScreenDiet, screenBreakers, wordsOf } from '../recipe-api/screens.js';
+import { allergensInNames, compoundItems, SCREEN_DIETS, type ScreenDiet, screenBreakers, wordsOf } from '../recipe-api/select/screens.js';
 
 export interface Window {
   from: string;

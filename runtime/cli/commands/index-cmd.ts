@@ -33,7 +33,7 @@ export const registerIndex: RegisterCommand = (program) => {
     .option('--burst <requests>', 'burst size of the per-IP limit', '30')
     .option('--base-url <url>', 'public base URL used in problem types (default: from the request)')
     .action(async (opts) => {
-      const { runServe } = await import('../../../services/index/serve-cli.js');
+      const { runServe } = await import('../../../services/index/serve/serve-cli.js');
       await runServe(opts);
     });
   program.addCommand(index);

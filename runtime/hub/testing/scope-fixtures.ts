@@ -5,7 +5,7 @@
 import { generateKeyFile, publicRecord } from '../../../core/keys.js';
 import { signDocument } from '../../../core/signature.js';
 import { advise } from '../../../services/advice/index.js';
-import type { QuoteRequestRecord } from '../market.js';
+import type { QuoteRequestRecord } from '../market/market.js';
 import { FRY_RECIPE, type TestHub } from '../test-helpers.js';
 import type { Session } from '../types.js';
 

@@ -1,0 +1,171 @@
+/**
+ * In-memory search over the catalog: titles in every language, tags, course and cuisine, folded by
+ * `foldText` (accents, tashkeel and Arabic letter forms), matched exactly, by prefix, or within a small edit
+ * distance (typos). Every query word must match; results rank by match quality, then by id.
+ */
+import { type IndexEntry, indexEntry, LEVELS, type Level, type RecipeFacts } from '../entry.js';
+import { allowedEdits, editDistance, tokens } from './text.js';
+
+export interface SearchQuery {
+  q?: string;
+  lang?: string;
+  minLevel?: Level;
+  cuisine?: string[];
+  excludeAllergens?: string[];
+  supervision?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export interface SearchResult {
+  total: number;
+  offset: number;
+  limit: number;
+  nextCursor?: string;
+  items: IndexEntry[];
+}
+
+/** Arabic words often carry the article ("ال", also after و/ب/ف/ك/ل); the stem is what a user searches for. */
+function stem(word: string): string {
+  const m = /^(?:[وبفكل]?ال)(.{2,})$/u.exec(word);
+  return m?.[1] ?? word;
+}
+
+const WEIGHT_TITLE = 3;
+const WEIGHT_OTHER = 1;
+const MATCH_EXACT = 3;
+const MATCH_PREFIX = 2;
+const MATCH_FUZZY = 1;
+
+type Postings = Map<number, number>;
+
+export class SearchIndex {
+  private readonly terms = new Map<string, Postings>();
+  private readonly byLength = new Map<number, string[]>();
+  private readonly sortedTerms: string[];
+  private readonly cache = new Map<string, Map<number, number>>();
+
+  constructor(readonly facts: readonly RecipeFacts[]) {
+    // Tags, ingredient names and many titles repeat across a catalog: fold each distinct text once.
+    const folded = new Map<string, string[]>();
+    const termsOf = (text: string): string[] => {
+      let terms = folded.get(text);
+      if (terms === undefined) {
+        terms = [...new Set(tokens(text).map(stem))];
+        folded.set(text, terms);
+      }
+      return terms;
+    };
+    facts.forEach((f, i) => {
+      for (const title of Object.values(f.titles)) this.addTerms(termsOf(title), i, WEIGHT_TITLE);
+      for (const t of [...f.tags, ...f.cuisine, f.course ?? '', f.id]) this.addTerms(termsOf(t), i, WEIGHT_OTHER);
+    });
+    this.sortedTerms = [...this.terms.keys()].sort();
+    for (const term of this.sortedTerms) {
+      const list = this.byLength.get(term.length) ?? [];
+      list.push(term);
+      this.byLength.set(term.length, list);
+    }
+  }
+
+  private addTerms(terms: readonly string[], doc: number, weight: number): void {
+    for (const term of terms) {
+      let p = this.terms.get(term);
+      if (!p) {
+        p = new Map();
+        this.terms.set(term, p);
+      }
+      if ((p.get(doc) ?? 0) < weight) p.set(doc, weight);
+    }
+  }
+
+  /** doc → best score of one query word. */
+  private matchWord(word: string): Map<number, number> {
+    const cached = this.cache.get(word);
+    if (cached) return cached;
+    const scores = new Map<number, number>();
+    const add = (term: string, quality: number) => {
+      for (const [doc, weight] of this.terms.get(term) ?? []) {
+        const s = quality * weight;
+        if ((scores.get(doc) ?? 0) < s) scores.set(doc, s);
+      }
+    };
+    add(word, MATCH_EXACT);
+    if (word.length >= 2) {
+      // Terms are sorted, so the terms with this prefix are one contiguous run.
+      let lo = 0;
+      let hi = this.sortedTerms.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((this.sortedTerms[mid] as string) < word) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo; i < this.sortedTerms.length; i++) {
+        const term = this.sortedTerms[i] as string;
+        if (!term.startsWith(word)) break;
+        if (term !== word) add(term, MATCH_PREFIX);
+      }
+    }
+    const k = allowedEdits(word.length);
+    if (k > 0) {
+      for (let len = word.length - k; len <= word.length + k; len++) {
+        for (const term of this.byLength.get(len) ?? []) {
+          if (term !== word && editDistance(word, term, k) <= k) add(term, MATCH_FUZZY);
+        }
+      }
+    }
+    if (this.cache.size > 2000) this.cache.clear();
+    this.cache.set(word, scores);
+    return scores;
+  }
+
+  /**
+   * Every recipe (by its position in `facts`) that matches all words of `q`, with its score; every recipe with
+   * score 0 when `q` has no words. Unordered.
+   */
+  rank(q: string): { doc: number; score: number }[] {
+    const words = [...new Set(tokens(q).map(stem))];
+    if (words.length === 0) return this.facts.map((_, doc) => ({ doc, score: 0 }));
+    let total: Map<number, number> | undefined;
+    for (const w of words) {
+      const m = this.matchWord(w);
+      const next = new Map<number, number>();
+      for (const [doc, s] of m) {
+        if (total === undefined) next.set(doc, s);
+        else {
+          const prev = total.get(doc);
+          if (prev !== undefined) next.set(doc, prev + s);
+        }
+      }
+      total = next;
+      if (total.size === 0) break;
+    }
+    return [...(total ?? new Map<number, number>()).entries()].map(([doc, score]) => ({ doc, score }));
+  }
+
+  search(query: SearchQuery): SearchResult {
+    const lang = query.lang ?? 'en';
+    const limit = query.limit ?? 20;
+    const offset = query.offset ?? 0;
+    const minRank = query.minLevel ? LEVELS.indexOf(query.minLevel) : 0;
+    const cuisine = query.cuisine?.map((c) => c.toUpperCase());
+    const excluded = query.excludeAllergens;
+    const keep = (f: RecipeFacts) =>
+      LEVELS.indexOf(f.level) >= minRank &&
+      (!cuisine?.length || f.cuisine.some((c) => cuisine.includes(c.toUpperCase()))) &&
+      (!excluded?.length || !f.allergensEU.some((a) => excluded.includes(a))) &&
+      (query.supervision === undefined || f.supervision === query.supervision);
+
+    const ranked = this.rank(query.q ?? '');
+    const hits = ranked.filter((r) => keep(this.facts[r.doc] as RecipeFacts));
+    hits.sort((a, b) => b.score - a.score || cmp((this.facts[a.doc] as RecipeFacts).id, (this.facts[b.doc] as RecipeFacts).id));
+    const page = hits.slice(offset, offset + limit).map((r) => indexEntry(this.facts[r.doc] as RecipeFacts, lang));
+    const result: SearchResult = { total: hits.length, offset, limit, items: page };
+    if (offset + limit < hits.length) result.nextCursor = String(offset + limit);
+    return result;
+  }
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,56 @@
+/**
+ * GraphQL on the index (`hearth index serve`): `POST|GET /v1/graphql` with the catalog part of the schema,
+ * `search` (spec §4.6). Public and read-only, like `GET /v1/search`: no token, the same per-address rate limit,
+ * depth and cost limits. mercurius loads on the first request (platform/graphql/mount.ts).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { mountLazyGraphql } from '../../../platform/graphql/mount.js';
+import type { Catalog } from '../catalog.js';
+import { SEARCH_QUERY_FIELD, SEARCH_SDL, type SearchArgs } from '../search/graphql-search.js';
+
+export const INDEX_GRAPHQL_PATH = '/v1/graphql';
+
+export const INDEX_SCHEMA = `${SEARCH_SDL}
+type Query {${SEARCH_QUERY_FIELD}
+  "The catalog version served now."
+  catalogVersion: String!
+}
+`;
+
+/** Mount `/v1/graphql` on the index server; `catalog()` is the catalog served now, `base(req)` the public base URL. */
+export function mountIndexGraphql(app: FastifyInstance, catalog: () => Catalog, base: (req: FastifyRequest) => string) {
+  return mountLazyGraphql(app, {
+    path: INDEX_GRAPHQL_PATH,
+    admit: (req) => base(req),
+    async build(callData) {
+      const [{ default: Fastify }, { default: mercurius }, { limitsRule }, errors, search] = await Promise.all([
+        import('fastify'),
+        import('mercurius'),
+        import('../../../platform/graphql/limits.js'),
+        import('../../../platform/graphql/errors.js'),
+        import('../search/graphql-search.js'),
+      ]);
+      const inner = Fastify({ logger: false });
+      const baseOf = (req: FastifyRequest | undefined) => (req ? String(callData(req) ?? '') : '');
+      const resolvers = errors.withProblems(
+        {
+          Query: {
+            search: (_root: unknown, args: SearchArgs) => search.searchConnection(catalog(), args),
+            catalogVersion: () => catalog().version,
+          },
+          RecipeNode: search.recipeNodeResolvers,
+        },
+        () => undefined,
+      );
+      await inner.register(mercurius, {
+        schema: INDEX_SCHEMA,
+        resolvers: resolvers as never, // mercurius' IResolvers is looser than our typed map
+        path: INDEX_GRAPHQL_PATH,
+        graphiql: false,
+        validationRules: [limitsRule()],
+        errorFormatter: errors.problemErrorFormatter((ctx) => baseOf(ctx.reply?.request), mercurius.defaultErrorFormatter),
+      });
+      return inner;
+    },
+  });
+}

@@ -1,0 +1,385 @@
+/**
+ * Ingredient-name screens of the recipe API (spec §4.5): the word lists that infer diets, allergens, kid
+ * suitability and contradictions of a published diet claim. Every screen works on folded words (no accents,
+ * lower case), so "Jalapeño" and "jalapeno" are one word. A screen is an inference, never a guarantee.
+ */
+import { tokens } from '../../index/search/text.js';
+
+/** EU allergen → words in an ingredient name that reveal it. */
+export const ALLERGEN_WORDS: Record<string, readonly string[]> = {
+  milk: [
+    'milk',
+    'cheese',
+    'butter',
+    'yogurt',
+    'yoghurt',
+    'cream',
+    'ghee',
+    'labneh',
+    'mozzarella',
+    'parmesan',
+    'feta',
+    'ricotta',
+    'whey',
+    'custard',
+    'buttermilk',
+  ],
+  eggs: ['egg', 'eggs', 'mayonnaise', 'meringue'],
+  cereals_gluten: [
+    'flour',
+    'wheat',
+    'bread',
+    'pasta',
+    'semolina',
+    'bulgur',
+    'couscous',
+    'phyllo',
+    'filo',
+    'pastry',
+    'barley',
+    'rye',
+    'freekeh',
+    'noodle',
+    'noodles',
+    'vermicelli',
+    'breadcrumbs',
+    'biscuit',
+    'biscuits',
+    'granola',
+    'spaghetti',
+    'macaroni',
+  ],
+  nuts: [
+    'walnut',
+    'walnuts',
+    'almond',
+    'almonds',
+    'pistachio',
+    'pistachios',
+    'hazelnut',
+    'hazelnuts',
+    'cashew',
+    'cashews',
+    'pecan',
+    'pecans',
+    'candlenut',
+    'candlenuts',
+    'macadamia',
+  ],
+  peanuts: ['peanut', 'peanuts'],
+  sesame: ['sesame', 'tahini', 'tahina'],
+  fish: [
+    'fish',
+    'tuna',
+    'mackerel',
+    'sardine',
+    'sardines',
+    'salmon',
+    'anchovy',
+    'anchovies',
+    'cod',
+    'tilapia',
+    'mullet',
+    'bass',
+    'trout',
+    'herring',
+  ],
+  crustaceans: ['shrimp', 'shrimps', 'prawn', 'prawns', 'crab', 'lobster', 'crayfish'],
+  molluscs: ['squid', 'calamari', 'clam', 'clams', 'mussel', 'mussels', 'octopus', 'oyster', 'oysters', 'scallop', 'scallops'],
+  soybeans: ['soy', 'soya', 'tofu', 'edamame', 'miso', 'tempeh'],
+  celery: ['celery', 'celeriac'],
+  mustard: ['mustard'],
+  lupin: ['lupin', 'lupini', 'termis'],
+};
+
+export const EU_ALLERGENS = Object.keys(ALLERGEN_WORDS);
+
+/** Bought or compound items whose label may declare an allergen the recipe cannot see. */
+const COMPOUND_WORDS = [
+  'sauce',
+  'stock',
+  'bouillon',
+  'paste',
+  'ready',
+  'readymade',
+  'store',
+  'bought',
+  'mix',
+  'spread',
+  'margarine',
+  'sprinkles',
+  'chocolate',
+  'sausage',
+  'ketchup',
+  'seasoning',
+  'cube',
+  'cubes',
+  'powder',
+  'granola',
+  'cereal',
+  'crackers',
+  'instant',
+  'canned',
+  'processed',
+  'sambal',
+  'curry',
+];
+
+const MEAT = [
+  'chicken',
+  'beef',
+  'lamb',
+  'mutton',
+  'veal',
+  'pork',
+  'bacon',
+  'ham',
+  'meat',
+  'mince',
+  'minced',
+  'kofta',
+  'sausage',
+  'pastirma',
+  'basterma',
+  'turkey',
+  'duck',
+  'goose',
+  'rabbit',
+  'pigeon',
+  'liver',
+  'kidney',
+  'gelatin',
+  'gelatine',
+  'salami',
+  'pepperoni',
+  'goat',
+  'quail',
+];
+const SEAFOOD = [
+  ...(ALLERGEN_WORDS.fish as string[]),
+  ...(ALLERGEN_WORDS.crustaceans as string[]),
+  ...(ALLERGEN_WORDS.molluscs as string[]),
+  'seafood',
+];
+const ANIMAL_PRODUCTS = [...(ALLERGEN_WORDS.milk as string[]), ...(ALLERGEN_WORDS.eggs as string[]), 'honey'];
+const PORK = ['pork', 'bacon', 'ham', 'lard', 'salami', 'pepperoni', 'prosciutto', 'chorizo'];
+const ALCOHOL = [
+  'wine',
+  'beer',
+  'rum',
+  'brandy',
+  'liqueur',
+  'vodka',
+  'whisky',
+  'whiskey',
+  'sake',
+  'mirin',
+  'cognac',
+  'sherry',
+  'gin',
+  'alcohol',
+];
+const CHILLI = [
+  'chilli',
+  'chili',
+  'chillies',
+  'chilies',
+  'chile',
+  'jalapeno',
+  'cayenne',
+  'harissa',
+  'sambal',
+  'sriracha',
+  'habanero',
+  'pedas',
+  'gochujang',
+  'chipotle',
+  'shatta',
+];
+/** Title words that say a dish is hot (in an ingredient name "hot water" is not). */
+const HOT_TITLE = ['spicy', 'hot', 'fiery'];
+const CAFFEINE = ['coffee', 'espresso', 'tea', 'matcha', 'cola', 'mate'];
+const OFFAL = [
+  'liver',
+  'kidney',
+  'kidneys',
+  'tripe',
+  'heart',
+  'brain',
+  'brains',
+  'gizzard',
+  'gizzards',
+  'sweetbread',
+  'sweetbreads',
+  'tongue',
+  'offal',
+  'kawareh',
+  'mombar',
+];
+const KID_APPEAL = [
+  'pasta',
+  'pizza',
+  'pancake',
+  'pancakes',
+  'cake',
+  'cookie',
+  'cookies',
+  'rice',
+  'chicken',
+  'sandwich',
+  'burger',
+  'potato',
+  'potatoes',
+  'fries',
+  'muffin',
+  'muffins',
+  'donut',
+  'donuts',
+  'smoothie',
+  'juice',
+  'banana',
+  'apple',
+  'chocolate',
+  'cheese',
+  'egg',
+  'eggs',
+  'toast',
+  'biscuit',
+  'biscuits',
+  'macaroni',
+  'noodles',
+  'yogurt',
+  'honey',
+  'dates',
+  'milk',
+];
+const KID_COURSES = new Set(['dessert', 'snack', 'breakfast', 'drink', 'bread']);
+
+export interface Screened {
+  /** Folded words of all ingredient names and of the English title. */
+  ingredientWords: Set<string>;
+  titleWords: Set<string>;
+}
+
+export function wordsOf(texts: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  for (const t of texts) for (const w of tokens(t.replace(/_/g, ' '))) out.add(w);
+  return out;
+}
+
+function any(words: Set<string>, list: readonly string[]): string[] {
+  return list.filter((w) => words.has(w));
+}
+
+/** Allergens the ingredient names reveal. */
+export function allergensInNames(words: Set<string>): string[] {
+  return EU_ALLERGENS.filter((a) => any(words, ALLERGEN_WORDS[a] as readonly string[]).length > 0);
+}
+
+export function compoundItems(words: Set<string>): string[] {
+  return any(words, COMPOUND_WORDS);
+}
+
+export type ScreenDiet =
+  | 'vegetarian'
+  | 'vegan'
+  | 'pescatarian'
+  | 'gluten_free'
+  | 'nut_free'
+  | 'dairy_free'
+  | 'egg_free'
+  | 'shellfish_free'
+  | 'pork_free'
+  | 'alcohol_free';
+export const SCREEN_DIETS: readonly ScreenDiet[] = [
+  'vegetarian',
+  'vegan',
+  'pescatarian',
+  'gluten_free',
+  'nut_free',
+  'dairy_free',
+  'egg_free',
+  'shellfish_free',
+  'pork_free',
+  'alcohol_free',
+];
+
+/** The ingredient-name screen of a diet: the words that break it (empty: passes). */
+export function screenBreakers(diet: ScreenDiet, s: Screened): string[] {
+  const w = new Set([...s.ingredientWords, ...s.titleWords]);
+  switch (diet) {
+    case 'vegetarian':
+      return any(w, [...MEAT, ...SEAFOOD]);
+    case 'vegan':
+      return any(w, [...MEAT, ...SEAFOOD, ...ANIMAL_PRODUCTS]);
+    case 'pescatarian':
+      return any(w, MEAT);
+    case 'gluten_free':
+      return any(w, ALLERGEN_WORDS.cereals_gluten as string[]);
+    case 'nut_free':
+      return any(w, [...(ALLERGEN_WORDS.nuts as string[]), ...(ALLERGEN_WORDS.peanuts as string[])]);
+    case 'dairy_free':
+      return any(w, ALLERGEN_WORDS.milk as string[]);
+    case 'egg_free':
+      return any(w, ALLERGEN_WORDS.eggs as string[]);
+    case 'shellfish_free':
+      return any(w, [...(ALLERGEN_WORDS.crustaceans as string[]), ...(ALLERGEN_WORDS.molluscs as string[])]);
+    case 'pork_free':
+      return any(w, PORK);
+    case 'alcohol_free':
+      return any(w, ALCOHOL);
+  }
+}
+
+/**
+ * Words in the title or ingredients that contradict a published claim (a vegetarian claim on "chicken
+ * soup"): such a claim is held back for review and the recipe leaves the diet's results.
+ */
+export function claimConflicts(claim: string, s: Screened): string[] {
+  if (claim === 'vegetarian' || claim === 'vegan' || claim === 'pescatarian' || claim === 'pork_free' || claim === 'alcohol_free')
+    return screenBreakers(claim, s);
+  if (claim === 'halal') return any(new Set([...s.ingredientWords, ...s.titleWords]), [...PORK, ...ALCOHOL]);
+  if (claim === 'gluten_free' || claim === 'nut_free' || claim === 'dairy_free') return screenBreakers(claim, s);
+  return [];
+}
+
+export interface KidsVerdict {
+  ok: boolean;
+  /** Why not (mild, difficulty, size, appeal). */
+  reasons: string[];
+  cautions: string[];
+}
+
+/** The kids rule: mild (no chilli, alcohol, caffeine or offal), easy or medium, at most 15 ingredients, kid-appealing. */
+export function kidsVerdict(
+  s: Screened,
+  opts: { difficulty?: string; ingredientCount: number; course?: string; kidsRecipe: boolean; allergens: string[] },
+): KidsVerdict {
+  const w = new Set([...s.ingredientWords, ...s.titleWords]);
+  const reasons: string[] = [];
+  const hot = [...any(w, CHILLI), ...any(s.titleWords, HOT_TITLE)];
+  if (hot.length) reasons.push(`chilli or heat: ${hot.join(', ')}`);
+  const alcohol = any(w, ALCOHOL);
+  if (alcohol.length) reasons.push(`alcohol: ${alcohol.join(', ')}`);
+  const caffeine = any(w, CAFFEINE);
+  if (caffeine.length) reasons.push(`caffeine: ${caffeine.join(', ')}`);
+  const offal = any(w, OFFAL);
+  if (offal.length) reasons.push(`offal: ${offal.join(', ')}`);
+  if (!opts.kidsRecipe) {
+    if (opts.difficulty !== 'easy' && opts.difficulty !== 'medium') reasons.push(`difficulty ${opts.difficulty ?? 'not stated'}`);
+    if (opts.ingredientCount > 15) reasons.push(`${opts.ingredientCount} ingredients (more than 15)`);
+    if (!(opts.course && KID_COURSES.has(opts.course)) && any(w, KID_APPEAL).length === 0) reasons.push('not a typical kid favourite');
+  }
+  const cautions: string[] = [];
+  if (w.has('honey')) cautions.push('honey: not for infants under 12 months');
+  if (opts.allergens.includes('nuts') || opts.allergens.includes('peanuts'))
+    cautions.push('nuts: an allergen and a choking risk for small children');
+  if (opts.allergens.includes('sesame')) cautions.push('sesame: a common allergen');
+  return { ok: reasons.length === 0, reasons, cautions };
+}
+
+const STAPLES = new Set(['salt', 'water', 'oil', 'sugar', 'pepper', 'ice']);
+/** Salt, water, oil, sugar and pepper are never counted as missing from a pantry. */
+export function isStaple(nameWords: string[]): boolean {
+  return nameWords.some((w) => STAPLES.has(w));
+}
