@@ -97,7 +97,10 @@ t.test('on a hardware rig at a terminal, an estop scenario asks for a person and
   t.notMatch(out, /FAIL|pass|skip/, 'nothing ran before the person answered');
   child.stdin.write('\n');
   await seen(/0 passed, 1 failed/);
-  t.match(out, /FAIL dead-heater\r?\n {5}(sensor "oil": no MCP9600 answering|heater "fryer", presence, estop: \/sys\/class\/gpio does not exist)/);
+  t.match(
+    out,
+    /FAIL dead-heater\r?\n {5}(sensor "oil": no MCP9600 answering|heater "fryer", presence, estop: \/sys\/class\/gpio does not exist)/,
+  );
 });
 
 t.test('a rig file that fails validation, an unwritable output: one line, exit 2, nothing written', async (t) => {

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { publicRecord } from '../../core/keys.js';
 import { type BusEvents, EventBus } from '../events/bus.js';
-import { readTrustFile, SyncService, summaryLine } from './service.js';
 import { deviceStore, indexFixture } from './index-fixture.js';
+import { readTrustFile, SyncService, summaryLine } from './service.js';
 
 t.test('each outcome is logged and emitted; a rejection carries its reason; syncs do not overlap', async (t) => {
   const f = await indexFixture(t.testdir(), { count: 4 });

@@ -6,9 +6,9 @@ import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { jsonSchema } from '../../../platform/mcp/schema.js';
 import type { Catalog } from '../catalog.js';
 import { ApiError } from '../params.js';
+import type { Json } from '../rows.js';
 import { DATA_NOTE } from './present.js';
 import type { Operation } from './route-types.js';
-import type { Json } from '../rows.js';
 
 function inputSchema(op: Operation): Json {
   const properties: Json = {};
