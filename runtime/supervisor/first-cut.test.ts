@@ -49,6 +49,9 @@ t.test('the watchdog reported first, the guard cut earlier: the trip names the g
   sup.reportCut(watchdogCut);
   t.equal(rig.sim?.snapshot().heaters.fryer, 0, 'heat is cut at the first report');
   t.notOk(sup.status().latched, 'the trip waits for the turn to end');
+  const meanwhile = sup.requestHeat({ heater: 'fryer', power: 1, op: 'cw.op.deep_fry', medium: 'oil', owner: 'x' });
+  t.notOk(meanwhile.granted, `no heat is granted before the trip is latched (${meanwhile.reason})`);
+  t.equal(rig.sim?.snapshot().heaters.fryer, 0, 'and the wire stays off in that turn');
   sup.reportCut(guardCut);
   await turn();
   const trip = sup.status().trip;

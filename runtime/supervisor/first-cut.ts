@@ -50,6 +50,11 @@ export class FirstCut {
     private readonly poll: () => void = () => {},
   ) {}
 
+  /** A cut was reported and its trip is not latched yet: no heat may be granted until it is. */
+  get holding(): boolean {
+    return this.scheduled;
+  }
+
   report(cut: ReportedCut): void {
     this.pending.push(cut);
     if (this.scheduled) return;

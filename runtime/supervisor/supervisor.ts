@@ -129,6 +129,9 @@ class SupervisorImpl implements Supervisor {
     };
     if (!h) return refuse(`unknown heater "${req.heater}"`);
     if (this.trip) return refuse(`safety stop latched (${this.trip.reason}): a person must reset it`);
+    // A guard or watchdog cut is latched a loop turn later (first-cut.ts names who cut first); in that turn an
+    // overdue executor tick or a queued request must not switch a heater back on.
+    if (this.cuts.holding) return refuse('a safety cut is being latched: a person must reset it');
     if (typeof req.power !== 'number' || !Number.isFinite(req.power) || req.power < 0) return refuse('power must be a number in 0..1');
     if (typeof req.op !== 'string' || req.op === '') return refuse('op is required');
     const held = this.leases.get(h.id);
