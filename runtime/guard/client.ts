@@ -210,7 +210,7 @@ class GuardClient implements HeatGuard {
   }
 
   /**
-   * The guard is gone: drive the lines off through their value files, then report it, unless hearth is stopping
+   * The guard is gone: drive the lines off through their value files (always), then report it, unless hearth is stopping
    * (or, when the guard left on a stop signal, begins to within STOP_GRACE_MS).
    */
   private guardLost(why: string): void {
@@ -220,8 +220,9 @@ class GuardClient implements HeatGuard {
     this.unacked = 0;
     this.inFlight.length = 0;
     this.wake();
-    if (this.closing) return;
+    // Lines off first, even when hearth is stopping: its own cut comes only after every feature has stopped.
     this.allLinesOff();
+    if (this.closing) return;
     const report = () => {
       if (this.closing) return;
       for (const fn of this.lostFns) fn(this.signalled ? `the heat guard stopped on ${this.signalled} while hearth kept running` : why);
