@@ -1,6 +1,6 @@
 /**
  * `hearth start`: build the app from the resolved configuration, listen, print exactly one line
- * `hearth ready http://HOST:PORT` on stdout, and on SIGTERM/SIGINT cut heat, stop and log running
+ * `hearth ready http://HOST:PORT` on stdout, and on SIGTERM/SIGINT/SIGHUP (a closed terminal) cut heat, stop and log running
  * executions, close the store and exit 0. Logs go to stderr as JSON lines. A stop on a signal is a clean stop,
  * whether the heat guard got the same signal (Ctrl-C, `systemctl stop`) or not: no trip, the next start is not
  * latched; an end without one while heating latches `unclean_stop` at the next start (docs/safety.md).
@@ -180,6 +180,7 @@ async function startLocked(opts: CliOptions & { flows?: boolean }, config: Heart
         .finally(() => {
           process.off('SIGTERM', onSignal);
           process.off('SIGINT', onSignal);
+          process.off('SIGHUP', onSignal);
           // Exit even if a library left a handle open.
           setTimeout(() => process.exit(0), 1000).unref();
           resolve();
@@ -187,5 +188,7 @@ async function startLocked(opts: CliOptions & { flows?: boolean }, config: Heart
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+    // The heat guard takes a hang-up as a stop signal too (runtime/guard/guard.ts): both must agree it is clean.
+    process.on('SIGHUP', onSignal);
   });
 }

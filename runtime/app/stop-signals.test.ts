@@ -49,7 +49,7 @@ async function bench(t: Test, prefix: string) {
  * `times` starts on one data directory, each with heat on when `signal` goes to `to`: every one must exit 0 with
  * its whole group, every heater wire off, no trip logged or stored, and the next start not latched.
  */
-async function stopsCleanly(t: Test, signal: 'SIGINT' | 'SIGTERM', to: 'group' | 'hearth', times: number) {
+async function stopsCleanly(t: Test, signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP', to: 'group' | 'hearth', times: number) {
   const b = await bench(t, `hearth-${signal.toLowerCase()}-${to}-`);
   for (let i = 1; i <= times; i++) {
     const hub = await b.start();
@@ -82,6 +82,10 @@ t.test('systemctl stop (SIGTERM to the whole group) with heat on, ten times: hea
 );
 
 t.test('SIGTERM to hearth alone with heat on: heat off, no trip, unlatched', (t) => stopsCleanly(t, 'SIGTERM', 'hearth', 3));
+
+t.test('a closed terminal (SIGHUP to the process group) with heat on: heat off, no trip, unlatched', (t) =>
+  stopsCleanly(t, 'SIGHUP', 'group', 3),
+);
 
 t.test('kill -9 with heat on: the next start is latched unclean_stop until a person resets it; idle, it is not', async (t) => {
   const b = await bench(t, 'hearth-kill9-');
