@@ -45,4 +45,10 @@ t.test('HEARTH_MEMORY_LIMIT_MB, else the cgroup only as a service; stops are alw
   t.ok(alwaysServed('POST', '/v1/executions/ex-1/stop'));
   t.notOk(alwaysServed('GET', '/v1/executions/ex-1/stop'));
   t.notOk(alwaysServed('POST', '/v1/executions'));
+  // An agent's e-stop arrives in a body: MCP's emergency_stop, GraphQL's emergencyStop, an A2A cancel; and a
+  // session's abort or pause is a stop too.
+  for (const path of ['/svc/v1/mcp', '/svc/v1/graphql', '/a2a', '/svc/v1/sessions/s-1/abort', '/svc/v1/sessions/s-1/pause'])
+    t.ok(alwaysServed('POST', path), `POST ${path} is served`);
+  t.notOk(alwaysServed('GET', '/svc/v1/graphql'));
+  t.notOk(alwaysServed('POST', '/svc/v1/sessions'));
 });

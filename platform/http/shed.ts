@@ -2,7 +2,9 @@
  * Load shedding near the memory limit: a hub whose memory nears the limit it runs under refuses new requests
  * with a `memory-pressure` problem document (503) and `Retry-After`, so that it gives way before the kernel's
  * OOM killer ends it (and, with KillMode=control-group, its heat guard). Stops are always served: a POST to a
- * path ending in `/estop` or `/stop` (the safety e-stop, the dashboard's, an execution's stop).
+ * path ending in `/estop`, `/stop`, `/abort` or `/pause` (the safety e-stop, the dashboard's, an execution's stop, a
+ * session's abort or pause), and every POST to the protocol endpoints whose body, not path, says it is a stop
+ * (`/mcp` with its emergency_stop tool, `/graphql` with emergencyStop, `/a2a` with a task cancel).
  *
  * What is compared (memoryReading): with `HEARTH_MEMORY_LIMIT_MB` set, the process's own resident memory; else,
  * as a systemd service, the anonymous memory of its cgroup when that has a limit (v2 `memory.max` with
@@ -104,7 +106,7 @@ export interface ShedOptions {
 export function alwaysServed(method: string, url: string): boolean {
   if (method !== 'POST') return false;
   const path = url.split('?')[0] ?? '';
-  return /\/(estop|stop)\/?$/.test(path);
+  return /\/(estop|stop|abort|pause|mcp|graphql|a2a)\/?$/.test(path);
 }
 
 export interface Shedder {
