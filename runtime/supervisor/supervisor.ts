@@ -11,6 +11,7 @@ import type { DetectorTrip } from '../../safety/detectors/types.js';
 import type { SafetyLimits } from '../../safety/types.js';
 import type { EventBus } from '../events/bus.js';
 import { CHECK_DEFAULTS, type CheckParams, type HeaterView, SampleChecks } from './checks.js';
+import { cutEveryHeater } from './cut.js';
 import { type EffectiveMax, effectiveMaxFor } from './effective-limits.js';
 import { FirstCut, type ReportedCut } from './first-cut.js';
 import { reviewLimitChange } from './limit-change.js';
@@ -207,17 +208,7 @@ class SupervisorImpl implements Supervisor {
   }
 
   private cutEverything(): void {
-    try {
-      this.ctx.rig.allHeatOff();
-    } catch {
-      for (const h of this.ctx.rig.heaters.values()) {
-        try {
-          h.off();
-        } catch {
-          // keep going: every other output must still be cut
-        }
-      }
-    }
+    cutEveryHeater(this.ctx.rig);
     this.leases.clear();
   }
 
