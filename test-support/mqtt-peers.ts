@@ -140,3 +140,32 @@ export async function until(done: () => boolean, timeoutMs = 60_000): Promise<bo
   }
   return true;
 }
+
+/** A long-running mosquitto_sub; resolves once its SUBACK is in (it runs with -d, which prints it). */
+export function subscriber(args: string[]) {
+  // Line-buffered (stdbuf): mosquitto_sub's stdout is a pipe here, and -d prints the SUBACK there.
+  const child = spawn('stdbuf', ['-oL', 'mosquitto_sub', ...args, '-d'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<string>((resolve) => child.on('close', () => resolve(out)));
+  const subscribed = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`mosquitto_sub never subscribed:\n${out}`)), 60_000);
+    const check = () => {
+      if (/Subscribed \(mid: \d+\)/.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on('data', check);
+    child.on('close', () => {
+      clearTimeout(timer);
+      reject(new Error(`mosquitto_sub exited before subscribing:\n${out}`));
+    });
+  });
+  return { child, subscribed, exited, output: () => out };
+}

@@ -6,10 +6,9 @@
  * refusals with their reason codes, and request/response (create a session, read its tasks, refused for a missing
  * scope, e-stop). Physical outcomes are read from the simulated fryer.
  */
-import { spawn } from 'node:child_process';
 import t from 'tap';
 import { startFullHub } from '../../test-support/hub-app.js';
-import { fryerPower, heatFryer, mosquitto, type PahoEvent, paho, until } from '../../test-support/mqtt-peers.js';
+import { fryerPower, heatFryer, mosquitto, type PahoEvent, paho, subscriber, until } from '../../test-support/mqtt-peers.js';
 import { FRY_RECIPE } from '../hub/test-helpers.js';
 
 const h = await startFullHub();
@@ -27,35 +26,6 @@ const newSession = (token: string) =>
     token,
     body: { recipes: [{ recipeId: FRY_RECIPE }], serveAt: '2026-06-01T19:00:00Z', mode: 'assisted' },
   });
-
-/** A long-running mosquitto_sub; resolves once its SUBACK is in (it runs with -d, which prints it). */
-function subscriber(args: string[]) {
-  // Line-buffered (stdbuf): mosquitto_sub's stdout is a pipe here, and -d prints the SUBACK there.
-  const child = spawn('stdbuf', ['-oL', 'mosquitto_sub', ...args, '-d'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  const exited = new Promise<string>((resolve) => child.on('close', () => resolve(out)));
-  const subscribed = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`mosquitto_sub never subscribed:\n${out}`)), 60_000);
-    const check = () => {
-      if (/Subscribed \(mid: \d+\)/.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout.on('data', check);
-    child.on('close', () => {
-      clearTimeout(timer);
-      reject(new Error(`mosquitto_sub exited before subscribing:\n${out}`));
-    });
-  });
-  return { child, subscribed, exited, output: () => out };
-}
 
 t.test('mosquitto_sub -V mqttv5 with a token: wildcards, QoS 1 events, and refusals with their reason codes', async (t) => {
   const sub = subscriber([
