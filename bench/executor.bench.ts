@@ -17,12 +17,10 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TokenStore, tokensMigration } from '../platform/http/auth.js';
-import { MigrationRegistry } from '../platform/sqlite/migrations.js';
 import { executeRequest, KOSHARI, newKey, startTestApp } from '../runtime/app/testing.js';
 import type { ExecuteRequest } from '../runtime/executor/types.js';
-import { openDatabase } from '../runtime/store/db.js';
 import { distIsFresh } from '../test-support/cli.js';
+import { benchDataDir, startKoshari } from './spawn-server.js';
 import { report, summarize } from './stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -104,31 +102,11 @@ function cpuMs(pid: number): number {
 
 async function statusReads(nodeFlags: string[] = []): Promise<void> {
   // The server runs in its own process (as in production), the client here.
-  const dir = mkdtempSync(join(tmpdir(), 'hearth-bench-'));
-  const db = openDatabase(dir);
-  new MigrationRegistry().add(tokensMigration).migrate(db);
-  const token = new TokenStore(db).create({ scopes: ['read', 'cook'] }).token;
-  db.close();
+  const { dir, token } = benchDataDir();
   const p = await spawnStart(dir, nodeFlags);
   const port = Number(new URL(p.url).port);
   const auth = { authorization: `Bearer ${token}` };
-  await fetch(`${p.url}/sim/v1/presence`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"present":true}' });
-  const recipe = JSON.parse(readFileSync(join(root, 'examples/recipes/koshari.svc.json'), 'utf8')) as { id: string; hash: string };
-  const key = 'bench-status-key-1';
-  const started = await fetch(`${p.url}/v1/executions`, {
-    method: 'POST',
-    headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': key },
-    body: JSON.stringify({
-      core: '0.2.0',
-      kind: 'ExecuteRequest',
-      id: 'bench-1',
-      recipe: recipe.id,
-      recipeHash: recipe.hash,
-      requestedBy: 'bench',
-      idempotencyKey: key,
-    }),
-  });
-  const id = ((await started.json()) as { id: string }).id;
+  const id = await startKoshari(p.url, auth, 'bench-status-key-1');
   const path = `/v1/executions/${id}`;
   const agent = new Agent({ keepAlive: true, maxSockets: 32 });
   const rounds: number[] = [];

@@ -3,9 +3,13 @@
  * 200 on a given path; CPU time and resident memory of the child read from /proc. For benchmarks only.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TokenStore, tokensMigration } from '../platform/http/auth.js';
+import { MigrationRegistry } from '../platform/sqlite/migrations.js';
+import { openDatabase } from '../runtime/store/db.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -89,4 +93,35 @@ export function smapsMb(pid: number): { rss: number; pss: number; anon: number }
   const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
   const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN) / 1024;
   return { rss: kb('Rss'), pss: kb('Pss'), anon: kb('Anonymous') };
+}
+
+/** A fresh data directory for a spawned `hearth start`, holding one bearer token with read and cook. */
+export function benchDataDir(): { dir: string; token: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-bench-'));
+  const db = openDatabase(dir);
+  new MigrationRegistry().add(tokensMigration).migrate(db);
+  const token = new TokenStore(db).create({ scopes: ['read', 'cook'] }).token;
+  db.close();
+  return { dir, token };
+}
+
+/** With a person present on the simulated rig, start cooking koshari on the hub at `url`; the execution's id. */
+export async function startKoshari(url: string, auth: Record<string, string>, key: string): Promise<string> {
+  await fetch(`${url}/sim/v1/presence`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"present":true}' });
+  const recipe = JSON.parse(readFileSync(join(root, 'examples/recipes/koshari.svc.json'), 'utf8')) as { id: string; hash: string };
+  const started = await fetch(`${url}/v1/executions`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify({
+      core: '0.2.0',
+      kind: 'ExecuteRequest',
+      id: 'bench-1',
+      recipe: recipe.id,
+      recipeHash: recipe.hash,
+      requestedBy: 'bench',
+      idempotencyKey: key,
+    }),
+  });
+  if (started.status >= 300) throw new Error(`start of koshari answered ${started.status}: ${await started.text()}`);
+  return ((await started.json()) as { id: string }).id;
 }

@@ -5,15 +5,12 @@
  * request). Rounds alternate between the two; the server's CPU per read is the figure a busy machine disturbs least.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TokenStore, tokensMigration } from '../platform/http/auth.js';
-import { MigrationRegistry } from '../platform/sqlite/migrations.js';
-import { openDatabase } from '../runtime/store/db.js';
 import { keepAliveRound } from './keepalive.js';
-import { spawnServer } from './spawn-server.js';
+import { benchDataDir, spawnServer, startKoshari } from './spawn-server.js';
 import { report } from './stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -47,39 +44,14 @@ function spawnFloor(env: Record<string, string>): Promise<{ pid: number; url: st
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)] as number;
 
 export async function statusReadsAgainstFloor(rounds = 4): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'hearth-bench-'));
-  const db = openDatabase(dir);
-  new MigrationRegistry().add(tokensMigration).migrate(db);
-  const token = new TokenStore(db).create({ scopes: ['read', 'cook'] }).token;
-  db.close();
+  const { dir, token } = benchDataDir();
   const hub = await spawnServer(
     ['start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', dir, '--log-level', 'warn', '--sim-speed', 'manual'],
     '/v1/safety-limits',
   );
   const auth = { authorization: `Bearer ${token}` };
   try {
-    await fetch(`${hub.url}/sim/v1/presence`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"present":true}',
-    });
-    const recipe = JSON.parse(readFileSync(join(root, 'examples/recipes/koshari.svc.json'), 'utf8')) as { id: string; hash: string };
-    const key = 'bench-status-floor-1';
-    const started = await fetch(`${hub.url}/v1/executions`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': key },
-      body: JSON.stringify({
-        core: '0.2.0',
-        kind: 'ExecuteRequest',
-        id: 'bench-1',
-        recipe: recipe.id,
-        recipeHash: recipe.hash,
-        requestedBy: 'bench',
-        idempotencyKey: key,
-      }),
-    });
-    if (started.status >= 300) throw new Error(`start of koshari answered ${started.status}: ${await started.text()}`);
-    const id = ((await started.json()) as { id: string }).id;
+    const id = await startKoshari(hub.url, auth, 'bench-status-floor-1');
     const statusUrl = `${hub.url}/v1/executions/${id}`;
     const body = await (await fetch(statusUrl, { headers: auth })).text();
     const bodyFile = join(dir, 'status-body.json');
