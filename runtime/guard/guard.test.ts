@@ -9,7 +9,7 @@ import { createConnection, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { readWire } from '../../drivers/buses/pin-file.js';
 import { STOP_GRACE_MS, startHeatGuard } from './client.js';
 import type { GuardSpec } from './spec.js';
@@ -71,6 +71,16 @@ async function startGuard(spec: GuardSpec): Promise<Running> {
   return { child, sock, heard, send: (l) => sock.write(`${l}\n`), exited };
 }
 
+/** A guard process on a fresh folder of wires, ended and removed at the test's teardown. */
+async function guardIn(t: Test, extra: Partial<GuardSpec> = {}): Promise<{ spec: GuardSpec; g: Running }> {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const spec = specIn(dir, extra);
+  const g = await startGuard(spec);
+  t.teardown(() => g.child.kill('SIGKILL'));
+  return { spec, g };
+}
+
 t.test('lines start off; a late renewal with heat on cuts, is reported, and holds off until acknowledged', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -114,11 +124,7 @@ t.test('lines start off; a late renewal with heat on cuts, is reported, and hold
 });
 
 t.test('a lapse with every line off trips nothing', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const spec = specIn(dir);
-  const g = await startGuard(spec);
-  t.teardown(() => g.child.kill('SIGKILL'));
+  const { spec, g } = await guardIn(t);
   // Silent for many leases, with nothing on.
   await sleep(spec.leaseMs * 4);
   g.send('W fryer 1');
@@ -132,11 +138,7 @@ t.test('a lapse with every line off trips nothing', async (t) => {
 });
 
 t.test('hearth gone (its socket closes) with heat on: the guard cuts and exits', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const spec = specIn(dir, { leaseMs: 60_000 });
-  const g = await startGuard(spec);
-  t.teardown(() => g.child.kill('SIGKILL'));
+  const { spec, g } = await guardIn(t, { leaseMs: 60_000 });
   g.send('W pot 1');
   t.ok(await until(() => readWire(spec.root, 27) === 0), 'active-low load energized');
   g.sock.destroy();
@@ -145,11 +147,7 @@ t.test('hearth gone (its socket closes) with heat on: the guard cuts and exits',
 });
 
 t.test('SIGTERM to the guard with heat on: it cuts before it exits', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const spec = specIn(dir, { leaseMs: 60_000 });
-  const g = await startGuard(spec);
-  t.teardown(() => g.child.kill('SIGKILL'));
+  const { spec, g } = await guardIn(t, { leaseMs: 60_000 });
   g.send('W fryer 1');
   t.ok(await until(() => readWire(spec.root, 17) === 1));
   g.child.kill('SIGTERM');
@@ -158,11 +156,7 @@ t.test('SIGTERM to the guard with heat on: it cuts before it exits', async (t) =
 });
 
 t.test('a stop signal to the guard: it cuts, then says which signal (S) before its socket closes', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'hearth-guard-t-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const spec = specIn(dir, { leaseMs: 60_000 });
-  const g = await startGuard(spec);
-  t.teardown(() => g.child.kill('SIGKILL'));
+  const { spec, g } = await guardIn(t, { leaseMs: 60_000 });
   g.send('W pot 1');
   t.ok(await until(() => readWire(spec.root, 27) === 0), 'active-low load energized');
   const closed = new Promise<string[]>((resolve) => g.sock.once('close', () => resolve([...g.heard])));
