@@ -73,6 +73,10 @@ t.test('a token revoked by `hearth token revoke` (another process) is refused at
   t.equal(revoked.code, 0, revoked.stderr);
   t.equal(await read(tablet), 401, 'the very next read is refused');
   t.equal(await read(h.auth), 200, 'other tokens still read');
+  const unknown = await h.app.ctx.http.inject({ method: 'GET', url: '/v1/executions/ex-nope', headers: h.auth });
+  t.equal(unknown.statusCode, 404);
+  t.match(unknown.headers['content-type'], /^application\/problem\+json/);
+  t.match(unknown.json(), { type: `${h.app.baseUrl}/errors/not-found`, status: 404, detail: 'no execution ex-nope on this device' });
 });
 
 t.test('a refusal is a normal 202 answer; nobody present refuses heat', async (t) => {
