@@ -113,9 +113,9 @@ export class TokenStore {
   private byHash?: Statement<[string], TokenRow>;
   private dataVersion?: Statement<[], number>;
   /**
-   * Token hash → principal of tokens found valid, trusted only while no token was written since: every
-   * `verify` first asks SQLite whether any connection changed the database (one cheap statement, where the
-   * lookup builds a row), so a revocation from any process is refused at the next request.
+   * Token hash → principal of tokens found valid, trusted only while no other connection committed anything
+   * and no TokenStore on this one wrote a token since: every `verify` first asks SQLite (one cheap statement,
+   * where the lookup builds a row), so a revocation from any process is refused at the next request.
    */
   private readonly verified = new Map<string, Principal>();
   private verifiedAt = { version: -1, writes: -1 };
@@ -175,7 +175,7 @@ export class TokenStore {
   /** The principal of a presented token, or null when unknown or revoked. The principal is frozen. */
   verify(token: string): Principal | null {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
-    const hash = hashToken(token);
+    const digest = hashToken(token);
     // Read before the lookup: a revocation committed after this read changes the version the next verify sees.
     this.dataVersion ??= this.db.prepare<[], number>('PRAGMA data_version').pluck();
     const version = this.dataVersion.get() as number;
@@ -184,15 +184,15 @@ export class TokenStore {
       this.verified.clear();
       this.verifiedAt = { version, writes };
     }
-    const known = this.verified.get(hash);
+    const known = this.verified.get(digest);
     if (known) return known;
     // SELECT *: the grant columns exist only where tokenGrantsMigration has run.
     this.byHash ??= this.db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE hash = ?');
-    const row = this.byHash.get(hash);
+    const row = this.byHash.get(digest);
     if (!row || row.revoked_at !== null) return null; // unknown tokens are not kept: anyone can present many
     const principal = frozen(principalOf(row));
     if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string);
-    this.verified.set(hash, principal);
+    this.verified.set(digest, principal);
     return principal;
   }
 }
