@@ -14,6 +14,7 @@ import Fastify, {
 } from 'fastify';
 import { problem } from '../../core/problems.js';
 import { DEFAULT_BODY_LIMIT, installJsonParser } from './json.js';
+import { lazyChildLogger } from './lazy-logger.js';
 import { type BaseUrl, baseOf, installProblems, PROBLEM_JSON } from './problems.js';
 import { createValidatorCompiler } from './validation.js';
 import { endRefusedUpgrade, installUpgradeSockets, installWireChecks, problemClientError } from './wire.js';
@@ -54,6 +55,8 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     // Fastify's types describe its own ajv compilers; ours have the shape fastify calls (see compilersFactory).
     schemaController: { compilersFactory: compilersFactory(validate) } as unknown as FastifyServerOptions['schemaController'],
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
+    // Without a logger fastify makes no child per request; with one, ours is made when the request logs.
+    ...(opts.loggerInstance || opts.logger ? { childLoggerFactory: lazyChildLogger } : {}),
     bodyLimit,
     logController: new LogController({ disableRequestLogging: opts.disableRequestLogging ?? true }),
     return503OnClosing: true,

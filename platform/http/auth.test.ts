@@ -1,11 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import websocket from '@fastify/websocket';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { WebSocket } from 'ws';
 import { MigrationRegistry } from '../sqlite/migrations.js';
 import { createHttpApp } from './app.js';
-import { hashToken, installBearerAuth, TokenStore, tokensMigration } from './auth.js';
+import { hashToken, installBearerAuth, TokenStore, tokensMigration, VERIFIED_CACHE_SIZE } from './auth.js';
 
 function setup() {
   const db = new Database(':memory:');
@@ -112,4 +115,52 @@ t.test('a WebSocket route with config.scope refuses before the upgrade, and the 
 
   const closed = await Promise.race([app.close().then(() => 'closed'), new Promise((r) => setTimeout(r, 5000, 'hung')).then(String)]);
   t.equal(closed, 'closed', 'no refused upgrade is left open');
+});
+
+t.test('a token revoked by another process is refused at the next request, and kept principals stay few', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-auth-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const db = new Database(join(dir, 'hearth.db'));
+  db.pragma('journal_mode = WAL');
+  t.teardown(() => db.close());
+  new MigrationRegistry().add(tokensMigration).migrate(db);
+  const tokens = new TokenStore(db);
+  const app = createHttpApp({ baseUrl: 'http://dev' });
+  installBearerAuth(app, { tokens });
+  app.get('/read', { config: { scope: 'read' } }, async (req) => ({ who: req.principal?.name }));
+  const get = async (token: string) =>
+    (await app.inject({ method: 'GET', url: '/read', headers: { authorization: `Bearer ${token}` } })).statusCode;
+
+  const tablet = tokens.create({ name: 'tablet', scopes: ['read'] }).token;
+  const phone = tokens.create({ name: 'phone', scopes: ['read'] }).token;
+  t.equal(await get(tablet), 200);
+  t.equal(await get(tablet), 200, 'answered again (the principal kept from the first request)');
+  t.ok(Object.isFrozen(tokens.verify(tablet)), 'the principal handed to requests cannot be changed by one of them');
+
+  // `hearth token revoke` is another process: another connection to the same file.
+  const other = new Database(join(dir, 'hearth.db'));
+  t.equal(new TokenStore(other).revoke('tablet'), 1);
+  other.close();
+  t.equal(await get(tablet), 401, 'refused at the very next request');
+  t.equal(await get(phone), 200);
+
+  // Another store on the same connection (pairing keeps its own TokenStore).
+  t.equal(await get(phone), 200);
+  t.equal(new TokenStore(db).revoke('phone'), 1);
+  t.equal(await get(phone), 401);
+
+  // A scope taken away in the database directly, by another connection, is seen at once too.
+  const cook = tokens.create({ name: 'cook', scopes: ['read'] }).token;
+  t.equal(await get(cook), 200);
+  const third = new Database(join(dir, 'hearth.db'));
+  third.prepare(`UPDATE tokens SET scopes = '["cook"]' WHERE name = 'cook'`).run();
+  third.close();
+  t.equal(await get(cook), 403);
+
+  // Many valid tokens presented in turn: what is kept stays bounded.
+  const many = Array.from({ length: VERIFIED_CACHE_SIZE + 20 }, (_, i) => tokens.create({ name: `t${i}`, scopes: ['read'] }).token);
+  for (const token of many) t.equal(tokens.verify(token)?.scopes[0], 'read');
+  t.equal(tokens.verifiedCount, VERIFIED_CACHE_SIZE);
+  for (let i = 0; i < 100; i++) tokens.verify(`hth_unknown${i}`);
+  t.equal(tokens.verifiedCount, VERIFIED_CACHE_SIZE, 'unknown tokens are not kept');
 });

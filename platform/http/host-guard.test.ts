@@ -14,6 +14,22 @@ t.test('Host header grammar', (t) => {
   t.end();
 });
 
+t.test('the same answers for a value asked again, and after many other values', (t) => {
+  const values = ['localhost:8080', 'LOCALHOST', '[::1]:80', '0x7f.1', 'a b', 'a:99999', '[zz]', 'a@b'];
+  const first = values.map((v) => hostOfHeader(v));
+  t.same(
+    values.map((v) => hostOfHeader(v)),
+    first,
+  );
+  for (let i = 0; i < 200; i++) t.equal(hostOfHeader(`h${i}.example:${i}`), `h${i}.example`);
+  t.same(
+    values.map((v) => hostOfHeader(v)),
+    first,
+  );
+  t.same(first, ['localhost', 'localhost', '[::1]', '127.0.0.1', undefined, undefined, undefined, undefined]);
+  t.end();
+});
+
 t.test('the allow-list: localhost, the machine, configured names, *', (t) => {
   const list = new HostAllowList({ allowedHosts: ['Kitchen.example'], machine: () => ['pi', '192.168.1.20', 'fe80::2'] });
   for (const ok of ['localhost', '127.0.0.1', '[::1]', 'kitchen.example', 'pi', '192.168.1.20', '[fe80::2]']) t.ok(list.allows(ok), ok);

@@ -34,9 +34,26 @@ export function normalizeHostName(name: string): string {
   return n.includes(':') && !n.startsWith('[') ? `[${n}]` : n;
 }
 
+/**
+ * Recent `Host` values and what they name (null: malformed). Clients send the same few values on every request
+ * and the URL parser is the dearest step of the check; the answer depends on the value alone. Bounded: a
+ * client sending many values only turns it over.
+ */
+const parsedHosts = new Map<string, string | null>();
+const PARSED_HOSTS_SIZE = 64;
+
 /** The host name of a `Host` header value (`name[:port]`, `[v6][:port]`), or undefined when malformed. */
 export function hostOfHeader(value: string | undefined): string | undefined {
   if (value === undefined || value.length === 0 || value.length > 300) return undefined;
+  const known = parsedHosts.get(value);
+  if (known !== undefined) return known ?? undefined;
+  const host = parseHost(value);
+  if (parsedHosts.size >= PARSED_HOSTS_SIZE) parsedHosts.delete(parsedHosts.keys().next().value as string);
+  parsedHosts.set(value, host ?? null);
+  return host;
+}
+
+function parseHost(value: string): string | undefined {
   const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._~%!$&'()*+,;=-]+)(?::(\d{1,5}))?$/.exec(value);
   if (!m) return undefined;
   if (m[2] !== undefined && Number(m[2]) > 65535) return undefined;
@@ -123,8 +140,10 @@ export function installHostGuard(app: FastifyInstance, opts: HostGuardOptions = 
     const own = route.preValidation;
     route.preValidation = own === undefined ? [check] : [check, ...(Array.isArray(own) ? own : [own])];
   });
-  app.addHook('onRequest', async (req) => {
+  // A callback hook: a thrown refusal takes fastify's error path as a rejection would, without a promise per request.
+  app.addHook('onRequest', (req, _reply, done) => {
     if (req.routeOptions.config?.hostCheck !== 'preValidation') list.check(req.headers);
+    done();
   });
   return list;
 }

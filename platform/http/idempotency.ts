@@ -190,9 +190,9 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
   const principalOf = opts.principalOf ?? ((req: FastifyRequest) => req.principal?.id ?? 'anonymous');
   if (!app.hasRequestDecorator('idempotency')) app.decorateRequest('idempotency', null);
 
-  app.addHook('preHandler', async (req, reply) => {
-    const mode = req.routeOptions.config.idempotency;
-    if (!mode) return;
+  // Each hook below is a callback hook whose work, for the routes that opted in, is an async function: a request
+  // to any other route (a status read) pays no promise and no microtask for them.
+  const begin = async (req: FastifyRequest, reply: FastifyReply, mode: 'required' | 'optional') => {
     const raw = req.headers['idempotency-key'];
     if (raw === undefined) {
       if (mode === 'required')
@@ -223,12 +223,14 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
         return reply.code(result.response.status).send(result.response.body);
       }
     }
+  };
+  app.addHook('preHandler', (req, reply, done) => {
+    const mode = req.routeOptions.config.idempotency;
+    if (!mode) return done();
+    begin(req, reply, mode).then(() => done(), done);
   });
 
-  app.addHook('onSend', async (req, reply, payload) => {
-    const scope = req.idempotency;
-    if (!scope) return payload;
-    req.idempotency = null;
+  const complete = async (reply: FastifyReply, scope: IdempotencyScope, payload: unknown) => {
     // A 5xx or a 429 (come back later) is no answer to the request: a retry with the same key runs it.
     if (reply.statusCode >= 500 || reply.statusCode === 429 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
       await store.abandon(scope);
@@ -241,15 +243,22 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
     }
     await store.complete(scope, { status: reply.statusCode, headers, body: payload.toString() });
     return payload;
+  };
+  app.addHook('onSend', (req, reply, payload, done) => {
+    const scope = req.idempotency;
+    if (!scope) return done(null, payload);
+    req.idempotency = null;
+    complete(reply, scope, payload).then((p) => done(null, p), done);
   });
 
-  const release = async (req: FastifyRequest) => {
-    if (req.idempotency) {
-      const scope = req.idempotency;
-      req.idempotency = null;
-      await store.abandon(scope);
-    }
+  const release = (req: FastifyRequest, done: (err?: Error) => void) => {
+    const scope = req.idempotency;
+    if (!scope) return done();
+    req.idempotency = null;
+    Promise.resolve()
+      .then(() => store.abandon(scope))
+      .then(() => done(), done);
   };
-  app.addHook('onResponse', release);
-  app.addHook('onRequestAbort', release);
+  app.addHook('onResponse', (req, _reply, done) => release(req, done));
+  app.addHook('onRequestAbort', (req, done) => release(req, done));
 }

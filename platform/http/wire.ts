@@ -16,7 +16,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { type ProblemSlug, problem } from '../../core/problems.js';
 import { ProblemError } from './problems.js';
 
@@ -77,10 +77,10 @@ export function installWireChecks(app: FastifyInstance): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.every((m) => m === 'HEAD')) return;
     const ws = !!(route as { websocket?: boolean; wsHandler?: unknown }).websocket || !!(route as { wsHandler?: unknown }).wsHandler;
-    const check = async (req: FastifyRequest) => {
-      if (req.method === 'HEAD') return;
+    // A callback hook (a thrown refusal reaches fastify's error path as a rejection would): no promise per request.
+    const check = (req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      if (req.method === 'HEAD' || (!ws && !isUpgrade(req))) return done();
       if (!ws) {
-        if (!isUpgrade(req)) return;
         if (req.routeOptions.config?.forwardsUpgrade !== true)
           throw new ProblemError('bad-request', `${req.routeOptions.url ?? 'this resource'} does not take a WebSocket upgrade`);
       } else if (!isUpgrade(req)) {
@@ -96,13 +96,15 @@ export function installWireChecks(app: FastifyInstance): void {
       }
       const bad = badHandshake(req);
       if (bad) throw new ProblemError('bad-request', `WebSocket handshake: ${bad}`, {}, { 'Sec-WebSocket-Version': '13' });
+      done();
     };
     const own = route.preValidation;
     route.preValidation = own === undefined ? [check] : [check, ...(Array.isArray(own) ? own : [own])];
   });
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', (req, _reply, done) => {
     if (req.raw.httpVersion === '1.1' && !req.headers.host)
       throw new ProblemError('bad-request', 'an HTTP/1.1 request needs a Host header');
+    done();
   });
 }
 
@@ -125,7 +127,10 @@ export function installUpgradeSockets(app: FastifyInstance): void {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
   });
-  app.addHook('onRequest', async (req, reply) => endRefusedUpgrade(req.raw, reply.raw));
+  app.addHook('onRequest', (req, reply, done) => {
+    endRefusedUpgrade(req.raw, reply.raw);
+    done();
+  });
   app.addHook('preClose', async () => {
     for (const socket of open) socket.destroy();
     open.clear();

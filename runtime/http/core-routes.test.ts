@@ -1,4 +1,5 @@
 import t from 'tap';
+import { runCli } from '../../test-support/cli.js';
 import { executeRequest, KOSHARI, newKey, startTestApp, type TestApp } from '../app/testing.js';
 
 async function post(h: TestApp, url: string, body: unknown, headers: Record<string, string> = {}) {
@@ -55,6 +56,27 @@ t.test('tokens: start needs cook, status needs read, open routes need none', asy
   );
   t.type(limits.disclaimer, 'string');
   t.same((await h.app.ctx.http.inject({ method: 'GET', url: '/v1/capabilities' })).json(), h.app.ctx.device.capabilities);
+});
+
+t.test('a token revoked by `hearth token revoke` (another process) is refused at the next status read', async (t) => {
+  const h = await startTestApp();
+  t.teardown(() => h.close());
+  h.app.ctx.rig.sim?.setPresence(true);
+  const started = await startKoshari(h);
+  t.equal(started.statusCode, 202, started.body);
+  const url = `/v1/executions/${started.json().id}`;
+  const tablet = { authorization: `Bearer ${h.app.ctx.tokens.create({ name: 'tablet', scopes: ['read'] }).token}` };
+  const read = async (headers: Record<string, string>) => (await h.app.ctx.http.inject({ method: 'GET', url, headers })).statusCode;
+  t.equal(await read(tablet), 200);
+  t.equal(await read(tablet), 200);
+  const revoked = await runCli(['token', 'revoke', 'tablet', '--data-dir', h.dataDir]);
+  t.equal(revoked.code, 0, revoked.stderr);
+  t.equal(await read(tablet), 401, 'the very next read is refused');
+  t.equal(await read(h.auth), 200, 'other tokens still read');
+  const unknown = await h.app.ctx.http.inject({ method: 'GET', url: '/v1/executions/ex-nope', headers: h.auth });
+  t.equal(unknown.statusCode, 404);
+  t.match(unknown.headers['content-type'], /^application\/problem\+json/);
+  t.match(unknown.json(), { type: `${h.app.baseUrl}/errors/not-found`, status: 404, detail: 'no execution ex-nope on this device' });
 });
 
 t.test('a refusal is a normal 202 answer; nobody present refuses heat', async (t) => {

@@ -55,14 +55,17 @@ export function registerCoreRoutes(ctx: AppContext, now: () => number): void {
     },
   );
 
-  http.get<IdParams>('/v1/executions/:id', { config: { scope: 'read' }, schema: { params: executionParams } }, async (req, reply) => {
+  // Synchronous: it sends before it returns (a throw is answered as a rejection would be), so a status read pays
+  // no promise for its handler.
+  http.get<IdParams>('/v1/executions/:id', { config: { scope: 'read' }, schema: { params: executionParams } }, (req, reply) => {
     const status = ctx.executor.status(req.params.id);
     if (!status) throw notFound(req.params.id);
     const inm = req.headers['if-none-match'];
     if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === `"${status.seq}"`)) {
-      return reply.code(304).header('etag', `"${status.seq}"`).send();
+      reply.code(304).header('etag', `"${status.seq}"`).send();
+      return;
     }
-    return sendStatus(reply, status);
+    sendStatus(reply, status);
   });
 
   http.get<IdParams>('/v1/executions/:id/log', { config: { scope: 'read' }, schema: { params: executionParams } }, async (req) => {
