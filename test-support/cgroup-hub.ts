@@ -80,11 +80,15 @@ export async function startHubInCgroup(cg: MemoryCgroup, o: { env?: NodeJS.Proce
   // that a user's hearth never has: env(1) sets NODE_OPTIONS after that wrapper. Other preloads (Node 24's addon
   // hook) stay.
   const kept = (env.NODE_OPTIONS ?? '').split(/\s+/).filter((opt) => opt !== '' && !/@tapjs[\\/]|ts-loader/.test(opt));
-  const child = cg.spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', ...(kept.length > 0 ? [`NODE_OPTIONS=${kept.join(' ')}`] : []), cmd, ...argv], {
-    cwd: repoRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = cg.spawn(
+    '/usr/bin/env',
+    ['-u', 'NODE_OPTIONS', ...(kept.length > 0 ? [`NODE_OPTIONS=${kept.join(' ')}`] : []), cmd, ...argv],
+    {
+      cwd: repoRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   const keep = (b: Buffer) => {
     out += b.toString();

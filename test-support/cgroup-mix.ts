@@ -5,9 +5,10 @@
  * JSON-RPC internal error; a 503 `memory-pressure` with Retry-After is counted as shed load, not as a failure.
  * The index server's MCP surface is left out: it is another server, not the hub.
  */
+
+import type { CgroupHub } from './cgroup-hub.js';
 import { Pick, rng } from './fuzz-cases.js';
 import { HANG_MS, type OpSurface, SURFACES, type Surface, surfaceOps, type Tally } from './fuzz-surfaces.js';
-import type { CgroupHub } from './cgroup-hub.js';
 
 const WEIGHTS: [OpSurface, number][] = [
   ['rest', 34],

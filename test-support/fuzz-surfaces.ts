@@ -40,7 +40,7 @@ export function isShed(status: number, retryAfter: string | null | undefined, bo
 export interface FuzzContext {
   p: Pick;
   /** The hub: in this process (fuzz.ts), or only its addresses for one in another process (with `tokenValid`). */
-  h: Pick<FullHub, 'url' | 'mqttUrl'> & Partial<Pick<FullHub, 'app'>>;
+  h: { url: string; mqttUrl: string; app?: FullHub['app'] };
   /** Whether the hub accepts a token (default: asked of the hub in this process). */
   tokenValid?: (token: string) => boolean;
   tokens: readonly string[];
