@@ -11,8 +11,6 @@
  * on purpose: it is loaded before everything else.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -23,21 +21,7 @@ import { fileURLToPath } from 'node:url';
 export function guardArgv(...args: string[]): string[] {
   const ts = import.meta.url.endsWith('.ts');
   const file = fileURLToPath(new URL(ts ? './main.ts' : './main.js', import.meta.url));
-  return [...(ts ? ['--import', import.meta.resolve('tsx')] : []), ts ? file : bundled(file), ...args];
-}
-
-/**
- * The compiled entry as one CommonJS file (scripts/build-guard.mjs), when the build made one from this `main.js`
- * or later: one script, so the guard never starts Node's ES module loader (1.2 MB less memory, less CPU to start).
- * Else `main.js` itself (a build without that step).
- */
-function bundled(main: string): string {
-  const cjs = join(dirname(main), 'guard.cjs');
-  try {
-    return statSync(cjs).mtimeMs >= statSync(main).mtimeMs ? cjs : main;
-  } catch {
-    return main;
-  }
+  return [...(ts ? ['--import', import.meta.resolve('tsx')] : []), file, ...args];
 }
 
 export interface WarmGuard {
