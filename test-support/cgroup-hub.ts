@@ -1,7 +1,8 @@
 /**
  * `hearth start` inside a memory cgroup (cgroup.ts), as the systemd unit runs it: every feature, the simulated rig
- * with a manual clock, its heat guard (a child process, so in the same cgroup), `MALLOC_ARENA_MAX=2` as in the
- * unit, and `HEARTH_MEMORY_LIMIT=cgroup` so the hub sheds by the cgroup's numbers as it does under the unit.
+ * with a manual clock, its heat guard (a child process, so in the same cgroup), the unit's `Environment=` lines
+ * (`MALLOC_ARENA_MAX=2`; `unitMemory` reads them and `MemoryMax=` from systemd/hearth.service), and
+ * `HEARTH_MEMORY_LIMIT=cgroup` so the hub sheds by the cgroup's numbers as it does under the unit.
  * Everything else stays outside: tokens are written into the store before the start, and the test drives the hub
  * over real sockets only. The stops (REST, any body, the dashboard, MCP, MQTT, the rig's button) are judged by
  * the wire levels in the value files the guard drives (drivers/sim/wires.ts).
@@ -46,6 +47,17 @@ export interface CgroupHub {
   stop(): Promise<void>;
 }
 
+/** The unit's `MemoryMax=` (bytes) and its `Environment=` variables but NODE_ENV (the tests run as they are). */
+export function unitMemory(): { memoryMax: number; env: Record<string, string> } {
+  const unit = readFileSync(join(repoRoot, 'systemd/hearth.service'), 'utf8');
+  const m = /^MemoryMax=(\d+)([KMG]?)$/m.exec(unit);
+  if (!m) throw new Error('systemd/hearth.service sets no MemoryMax= in K, M or G');
+  const memoryMax = Number(m[1]) * 1024 ** ['', 'K', 'M', 'G'].indexOf(m[2] ?? '');
+  const env: Record<string, string> = {};
+  for (const [, name, value] of unit.matchAll(/^Environment=([A-Z_]+)=(\S*)$/gm)) if (name && name !== 'NODE_ENV') env[name] = value ?? '';
+  return { memoryMax, env };
+}
+
 const READY = /hearth ready (http:\/\/127\.0\.0\.1:\d+)\n/;
 const MQTT_URL = /"urls":\["(mqtt:\/\/127\.0\.0\.1:\d+)"/;
 
@@ -73,7 +85,7 @@ export async function startHubInCgroup(cg: MemoryCgroup, o: { env?: NodeJS.Proce
   const rig = tolerantRigFile(d.dir);
   const args = ['start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', d.dir, '--rig', rig, '--sim-speed', 'manual'];
   const [cmd, argv] = hearthArgv([...args, '--log-level', 'info', '--webhooks-allow', '127.0.0.1']);
-  const env = childEnv({ ...process.env, HEARTH_MEMORY_LIMIT: 'cgroup', MALLOC_ARENA_MAX: '2', ...o.env });
+  const env = childEnv({ ...process.env, ...unitMemory().env, HEARTH_MEMORY_LIMIT: 'cgroup', ...o.env });
   delete env.HEARTH_MEMORY_LIMIT_MB;
   // The test runner's preloads (tap's process-info hook, which its spawn wrapper adds back to every child's
   // environment, coverage or not) would load into hearth and its guard and charge this cgroup ~10 MB per process

@@ -17,13 +17,15 @@
 import { existsSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { createMemoryCgroup, type MemoryCgroup, memoryCgroupUnavailable } from '../../test-support/cgroup.js';
-import { type CgroupHub, energizedHeaters, processMb, STOPS, startHubInCgroup, until } from '../../test-support/cgroup-hub.js';
+import { type CgroupHub, energizedHeaters, processMb, STOPS, startHubInCgroup, unitMemory, until } from '../../test-support/cgroup-hub.js';
 import { hostileMix } from '../../test-support/cgroup-mix.js';
 import { heatOn } from '../../test-support/guard-scenarios.js';
 
 const MB = 1024 * 1024;
-const LIMIT = 192 * MB;
-const REQUESTS = 3000;
+/** The unit's MemoryMax= (192M). */
+const LIMIT = unitMemory().memoryMax;
+/** Hostile requests in the run (HEARTH_CGROUP_REQUESTS for a longer one by hand; `npm run fuzz` sends 30,000). */
+const REQUESTS = Number(process.env.HEARTH_CGROUP_REQUESTS) || 3000;
 const unavailable = memoryCgroupUnavailable();
 
 const alive = (pid: number | undefined) => {
@@ -48,7 +50,11 @@ async function hubIn(t: Test): Promise<{ cg: MemoryCgroup; hub: CgroupHub; guard
       .output()
       .split('\n')
       .find((l) => l.includes('memory limit: shedding load near it')) ?? '';
-  t.match(line, `"limitMb":192,"source":"cgroup v${cg.version} ${cg.dir}"`, 'the hub sheds by the numbers of this cgroup');
+  t.match(
+    line,
+    `"limitMb":${Math.round(LIMIT / MB)},"source":"cgroup v${cg.version} ${cg.dir}"`,
+    'the hub sheds by the numbers of this cgroup',
+  );
   const guard = (await until(() => hub.guardPid() !== undefined, 30_000)) ? hub.guardPid() : undefined;
   if (guard === undefined) throw new Error('no heat guard in the cgroup');
   return { cg, hub, guard };
