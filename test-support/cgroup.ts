@@ -208,9 +208,17 @@ export function createMemoryCgroup(limitBytes: number): MemoryCgroup {
   live.add(dir);
   if (!exitHook) {
     exitHook = true;
-    process.once('exit', () => {
+    const cleanUp = () => {
       for (const d of live) killAndRemoveSync(d);
-    });
+    };
+    process.once('exit', cleanUp);
+    // A test runner's timeout ends the test process with a signal, which runs no exit handler: clean up, then
+    // die of the signal as before.
+    for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
+      process.once(sig, () => {
+        cleanUp();
+        process.kill(process.pid, sig);
+      });
   }
   const v1 = h.version === 1;
   try {
