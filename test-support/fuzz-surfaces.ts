@@ -24,15 +24,25 @@ export interface Tally {
   hangs: number;
   /** MCP answers that were JSON-RPC -32603 (internal error): client input that reached a fault of ours. */
   internal: number;
+  /** 503 memory-pressure with Retry-After: a hub with a memory limit shedding load near it, as it must (not a failure). */
+  shed?: number;
 }
 
 export const HANG_MS = 5000;
 const MCP_ACCEPT = 'application/json, text/event-stream';
 
+/** A hub shedding load near its memory limit: 503, Retry-After, a `memory-pressure` problem document. */
+export function isShed(status: number, retryAfter: string | null | undefined, body: string): boolean {
+  return status === 503 && !!retryAfter && /"type":"[^"]*\/errors\/memory-pressure"/.test(body);
+}
+
 /** What every operation needs: the seeded source, the hub, the tokens to try, the tallies and the failure list. */
 export interface FuzzContext {
   p: Pick;
-  h: FullHub;
+  /** The hub: in this process (fuzz.ts), or only its addresses for one in another process (with `tokenValid`). */
+  h: { url: string; mqttUrl: string; app?: FullHub['app'] };
+  /** Whether the hub accepts a token (default: asked of the hub in this process). */
+  tokenValid?: (token: string) => boolean;
   tokens: readonly string[];
   kitchen: string;
   /** The index server's base URL (its /v1/mcp is the `indexmcp` surface). */
@@ -62,7 +72,7 @@ export async function bounded<T>(fn: (signal: AbortSignal) => Promise<T>): Promi
 
 /** One operation per surface; each sends one hostile call and tallies what came back. */
 export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void>> {
-  const { p, h, tokens, kitchen, indexUrl, bySurface, fail } = c;
+  const { p, h, tokens, kitchen, indexUrl, bySurface, fail, tokenValid } = c;
   const host = new URL(h.url).host;
   /** Check one HTTP answer. */
   const judge = async (s: Surface, label: string, res: Response | 'hang', mcp = false, base = h.url) => {
@@ -72,6 +82,10 @@ export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void
       return fail(s, `${label}: no answer within ${HANG_MS} ms`);
     }
     const text = await res.text().catch(() => '');
+    if (isShed(res.status, res.headers.get('retry-after'), text)) {
+      t.shed = (t.shed ?? 0) + 1;
+      return;
+    }
     const internal = mcp ? internalErrors(text) : 0;
     if (internal > 0) {
       t.internal += internal;
@@ -178,7 +192,8 @@ export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void
         return fail('raw', `${JSON.stringify(data.slice(0, 60))}: no answer`);
       }
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(answer)?.[1] ?? 0);
-      if (status >= 500) {
+      if (isShed(status, /^retry-after: (\S+)/im.exec(answer)?.[1], answer)) bySurface.raw.shed = (bySurface.raw.shed ?? 0) + 1;
+      else if (status >= 500) {
         bySurface.raw.server5xx++;
         fail('raw', `${JSON.stringify(data.slice(0, 60))}: ${status}`);
       } else if (status >= 400) {
@@ -239,7 +254,7 @@ export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void
       const q = p.one(['', '?after=nope', '?types=svc.', '?session=x', '?after=1']);
       const outcome = await bounded(
         () =>
-          new Promise<{ status: number; ct: string; text: string }>((resolve) => {
+          new Promise<{ status: number; ct: string; text: string; retryAfter?: string }>((resolve) => {
             const ws = new WebSocket(`${h.url.replace(/^http/, 'ws')}/svc/v1/events/ws${q}`, {
               headers: auth ? { authorization: auth } : {},
               ...(p.chance(0.2) ? { protocolVersion: 8 } : {}),
@@ -251,7 +266,14 @@ export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void
             ws.on('unexpected-response', (_req, res) => {
               let text = '';
               res.on('data', (d: Buffer) => (text += d.toString()));
-              res.on('end', () => resolve({ status: res.statusCode ?? 0, ct: String(res.headers['content-type'] ?? ''), text }));
+              res.on('end', () =>
+                resolve({
+                  status: res.statusCode ?? 0,
+                  ct: String(res.headers['content-type'] ?? ''),
+                  text,
+                  retryAfter: res.headers['retry-after'] as string | undefined,
+                }),
+              );
             });
             ws.on('error', () => resolve({ status: 0, ct: '', text: '' }));
           }),
@@ -259,6 +281,10 @@ export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void
       if (outcome === 'hang') {
         bySurface.websocket.hangs++;
         return fail('websocket', 'no answer to the upgrade');
+      }
+      if (isShed(outcome.status, outcome.retryAfter, outcome.text)) {
+        bySurface.websocket.shed = (bySurface.websocket.shed ?? 0) + 1;
+        return;
       }
       if (outcome.status >= 500 || outcome.status === 0) {
         bySurface.websocket.server5xx++;
@@ -292,7 +318,7 @@ export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void
         return;
       }
       const token = p.one([...tokens, '']);
-      const valid = token !== '' && !!h.app.ctx.tokens.verify(token);
+      const valid = token !== '' && (tokenValid ? tokenValid(token) : !!h.app?.ctx.tokens.verify(token));
       const c = mqtt.connect(h.mqttUrl, {
         protocolVersion: p.one([4, 5] as const),
         reconnectPeriod: 0,

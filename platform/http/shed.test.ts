@@ -33,6 +33,37 @@ t.test('cgroup v2: memory.max and anon', async (t) => {
   t.equal(cgroupReading(root, self), undefined, 'v2 without a limit');
 });
 
+t.test(
+  'a limit on a parent cgroup (a slice, a container) bounds the process too; a path not under the mount starts at its root',
+  async (t) => {
+    const root = t.testdir();
+    const self = join(root, 'self-cgroup');
+    writeFileSync(self, '9:memory:/hearth.slice/hearth.service\n');
+    mkdirSync(join(root, 'memory/hearth.slice/hearth.service'), { recursive: true });
+    writeFileSync(join(root, 'memory/memory.limit_in_bytes'), '9223372036854771712\n');
+    writeFileSync(join(root, 'memory/hearth.slice/memory.limit_in_bytes'), `${256 * 1048576}\n`);
+    writeFileSync(join(root, 'memory/hearth.slice/memory.stat'), 'total_rss 4242\n');
+    writeFileSync(join(root, 'memory/hearth.slice/hearth.service/memory.limit_in_bytes'), '9223372036854771712\n');
+    const r = cgroupReading(root, self);
+    t.equal(r?.limit, 256 * 1048576, "the slice's limit");
+    t.equal(r?.used(), 4242, "the slice's total_rss (its descendants included)");
+    writeFileSync(self, '9:memory:/docker/abc\n');
+    writeFileSync(join(root, 'memory/memory.limit_in_bytes'), `${512 * 1048576}\n`);
+    writeFileSync(join(root, 'memory/memory.stat'), 'total_rss 99\n');
+    t.equal(cgroupReading(root, self)?.limit, 512 * 1048576, 'a container without a cgroup namespace: its root');
+    const v2 = t.testdir();
+    const self2 = join(v2, 'self-cgroup');
+    writeFileSync(self2, '0::/system.slice/hearth.service\n');
+    writeFileSync(join(v2, 'cgroup.controllers'), 'memory\n');
+    mkdirSync(join(v2, 'system.slice/hearth.service'), { recursive: true });
+    writeFileSync(join(v2, 'system.slice/memory.max'), `${300 * 1048576}\n`);
+    writeFileSync(join(v2, 'system.slice/memory.stat'), 'anon 5\n');
+    writeFileSync(join(v2, 'system.slice/hearth.service/memory.max'), 'max\n');
+    t.equal(cgroupReading(v2, self2)?.limit, 300 * 1048576, 'v2: the parent with memory.max');
+    t.equal(cgroupReading(v2, self2)?.used(), 5);
+  },
+);
+
 t.test('HEARTH_MEMORY_LIMIT_MB, else the cgroup only as a service; stops are always served', async (t) => {
   t.equal(memoryReading({}), undefined, 'outside a service, no cgroup is read');
   const r = memoryReading({ HEARTH_MEMORY_LIMIT_MB: '160', INVOCATION_ID: 'x' });

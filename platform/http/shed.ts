@@ -7,7 +7,7 @@
  * (`/mcp` with its emergency_stop tool, `/graphql` with emergencyStop, `/a2a` with a task cancel).
  *
  * What is compared (memoryReading): with `HEARTH_MEMORY_LIMIT_MB` set, the process's own resident memory; else,
- * as a systemd service, the anonymous memory of its cgroup when that has a limit (v2 `memory.max` with
+ * as a systemd service, the anonymous memory of its cgroup, or of the nearest parent with a limit (v2 `memory.max` with
  * `memory.stat` anon, or v1 `memory.limit_in_bytes` with `memory.stat` total_rss: the unit's `MemoryMax=` covers
  * hearth and its heat guard together, and page cache is reclaimable, anonymous memory is not). Sampled every
  * 250 ms, not per request.
@@ -48,6 +48,23 @@ function statField(file: string, names: string[]): number {
   return 0;
 }
 
+/**
+ * The nearest cgroup from `path` up to the hierarchy's root (`mount`) whose `limitFile` sets a limit: a limit on a
+ * parent (a slice, a container) bounds this process as much as its own. Its memory.stat counts its descendants.
+ * A path that is not there under the mount (a container that mounts its own cgroup as the root without a cgroup
+ * namespace) starts from the mount itself.
+ */
+function limited(mount: string, path: string, limitFile: string, max: number): { dir: string; limit: number } | undefined {
+  let rel = path === '/' ? '' : path;
+  if (!existsSync(`${mount}${rel}`)) rel = '';
+  for (;;) {
+    const limit = readNumber(`${mount}${rel}/${limitFile}`);
+    if (limit !== undefined && limit < max) return { dir: `${mount}${rel}`, limit };
+    if (rel === '') return undefined;
+    rel = rel.slice(0, rel.lastIndexOf('/'));
+  }
+}
+
 /** The memory cgroup of this process and its limit, v2 or v1; undefined without a limit (or outside Linux). */
 export function cgroupReading(root = CGROUP_ROOT, self = '/proc/self/cgroup'): MemoryReading | undefined {
   let lines: string[];
@@ -61,17 +78,15 @@ export function cgroupReading(root = CGROUP_ROOT, self = '/proc/self/cgroup'): M
     const [, controllers, path] = /^\d+:([^:]*):(.*)$/.exec(line) ?? [];
     if (path === undefined) continue;
     if (controllers?.split(',').includes('memory')) {
-      const dir = `${root}/memory${path === '/' ? '' : path}`;
-      const limit = readNumber(`${dir}/memory.limit_in_bytes`);
       // v1 reports "no limit" as a huge number (a page-rounded 2^63).
-      if (limit === undefined || limit >= 2 ** 60) return undefined;
-      return { limit, used: () => statField(`${dir}/memory.stat`, ['total_rss', 'rss']), source: `cgroup v1 ${dir}` };
+      const c = limited(`${root}/memory`, path, 'memory.limit_in_bytes', 2 ** 60);
+      if (!c) return undefined;
+      return { limit: c.limit, used: () => statField(`${c.dir}/memory.stat`, ['total_rss', 'rss']), source: `cgroup v1 ${c.dir}` };
     }
     if (controllers === '' && existsSync(`${root}/cgroup.controllers`)) {
-      const dir = `${root}${path === '/' ? '' : path}`;
-      const limit = readNumber(`${dir}/memory.max`);
-      if (limit === undefined) return undefined;
-      return { limit, used: () => statField(`${dir}/memory.stat`, ['anon']), source: `cgroup v2 ${dir}` };
+      const c = limited(root, path, 'memory.max', Number.POSITIVE_INFINITY);
+      if (!c) return undefined;
+      return { limit: c.limit, used: () => statField(`${c.dir}/memory.stat`, ['anon']), source: `cgroup v2 ${c.dir}` };
     }
   }
   return undefined;
