@@ -1,12 +1,14 @@
 /**
- * collectGarbageNow: it collects (plain and memory-reducing), and it leaves V8's flags as they were, so no later
- * context gets a `gc` and a code cache written afterwards carries a fresh process's flag hash.
+ * collectGarbageNow and reduceMemoryNow: they collect, reduceMemoryNow only where V8 can shrink (12 and later), and
+ * both leave V8's flags as they were, so no later context gets a `gc` and a code cache written afterwards carries
+ * a fresh process's flag hash.
  *
  * @own-process: it sets and clears a V8 flag of the whole process and forces full collections.
  */
+import { getHeapSpaceStatistics } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import t from 'tap';
-import { collectGarbageNow } from './young-generation.js';
+import { collectGarbageNow, reduceMemoryNow } from './young-generation.js';
 
 /** An object only a WeakRef holds, made in an earlier turn (a WeakRef keeps its target for the turn that made it). */
 async function weaklyHeld(): Promise<WeakRef<object>> {
@@ -15,17 +17,32 @@ async function weaklyHeld(): Promise<WeakRef<object>> {
   return ref;
 }
 
-t.test('a plain and a memory-reducing collection both collect what nothing holds', async (t) => {
+const newSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+const v8Major = Number(process.versions.v8.split('.')[0]);
+
+t.test('collectGarbageNow collects what nothing holds', async (t) => {
   const a = await weaklyHeld();
   collectGarbageNow();
-  t.equal(a.deref(), undefined, 'plain: collected');
+  t.equal(a.deref(), undefined);
+});
+
+t.test('reduceMemoryNow: on V8 12 and later it collects and shrinks the young generation; before, it does nothing', async (t) => {
+  // Grow the young generation first: many objects that survive a few scavenges.
+  let keep: object[] | undefined = [];
+  for (let i = 0; i < 300_000; i++) keep.push({ i });
+  const grown = newSpace();
+  keep = undefined;
   const b = await weaklyHeld();
-  collectGarbageNow({ reduceMemory: true });
-  t.equal(b.deref(), undefined, 'reduceMemory: collected');
+  const ran = reduceMemoryNow();
+  t.equal(ran, v8Major >= 12, `V8 ${process.versions.v8}: ran = ${ran}`);
+  if (!ran) return;
+  t.equal(b.deref(), undefined, 'collected');
+  t.ok(newSpace() < grown, `young generation ${grown} → ${newSpace()} bytes`);
 });
 
 t.test('no context made afterwards sees a gc function: --expose-gc was cleared again', async (t) => {
-  collectGarbageNow({ reduceMemory: true });
+  collectGarbageNow();
+  reduceMemoryNow();
   t.equal(runInNewContext('typeof gc'), 'undefined');
   t.equal(typeof (globalThis as { gc?: unknown }).gc, 'undefined', 'nor this one');
 });

@@ -24,7 +24,21 @@ export function keepYoungGenerationSmall(env: NodeJS.ProcessEnv = process.env): 
   return true;
 }
 
-let gcFn: ((options?: { type: string; execution: string; flavor?: string }) => void) | undefined;
+type GcFunction = (options?: { type: string; execution: string; flavor?: string }) => void;
+let gcFn: GcFunction | undefined;
+
+/** `gc` from a fresh context: `--expose-gc` is set only while the context is made, then cleared again. */
+function gcFunction(): GcFunction {
+  if (gcFn === undefined) {
+    setFlagsFromString('--expose-gc');
+    try {
+      gcFn = runInNewContext('gc') as GcFunction;
+    } finally {
+      setFlagsFromString('--no-expose-gc');
+    }
+  }
+  return gcFn;
+}
 
 /**
  * A full garbage collection now, once a start-up's heavy lifting is done (a catalog loaded): what the load
@@ -32,24 +46,22 @@ let gcFn: ((options?: { type: string; execution: string; flavor?: string }) => v
  * idle server may not do for hours. V8 offers `gc` only behind `--expose-gc`; the flag is set for the moment it
  * takes to take the function from a fresh context (as Node's own tests do) and cleared again, so no later context
  * sees a `gc` and V8's flag hash is the one a fresh process has (Node 24's V8 refuses a code cache recorded under
- * other flags: scripts/build-bundle.mjs records it from a start that ends here). Costs one major GC (milliseconds).
- *
- * `reduceMemory`: then also the collection V8 runs when memory is low (the `last-resort` flavour of its gc
- * extension: several full collections, then the young generation shrunk back to its starting size and the freed pages
- * given back). `hearth start` asks for it once before its ready line: measured on Node 24 (`npm run bench --
- * start`), resident 103 → 98 MB; Node 20's V8 does not shrink its young generation this way.
+ * other flags: scripts/build-bundle.mjs records it from a start). Costs one major GC (milliseconds).
  */
-export function collectGarbageNow(opts: { reduceMemory?: boolean } = {}): void {
-  if (gcFn === undefined) {
-    setFlagsFromString('--expose-gc');
-    try {
-      gcFn = runInNewContext('gc') as typeof gcFn;
-    } finally {
-      setFlagsFromString('--no-expose-gc');
-    }
-  }
-  gcFn?.();
-  // Node 20's V8 takes the options but its collection with them leaves garbage the plain one frees (a weakly held
-  // object stays): the plain one first, then the memory-reducing one.
-  if (opts.reduceMemory) gcFn?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+export function collectGarbageNow(): void {
+  gcFunction()();
+}
+
+/**
+ * The collection V8 runs when memory is low (the `last-resort` flavour of its gc extension: full collections until
+ * nothing more is freed, then the young generation shrunk back to its starting size and the freed pages given
+ * back), once; false, doing nothing, on a V8 older than 12 (Node 20's 11.3 takes the option but neither shrinks
+ * the young generation nor frees more: measured, no change). `hearth start` runs it before its ready line:
+ * measured on Node 24 (`npm run bench -- start`), resident 103.4 → 97.7 MB, for ~70 ms of CPU at start on the
+ * 2-core x86 machine (docs/performance.md). `HEARTH_YOUNG_GENERATION=grow` (V8's defaults) skips it too.
+ */
+export function reduceMemoryNow(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.HEARTH_YOUNG_GENERATION === 'grow' || Number(process.versions.v8.split('.')[0]) < 12) return false;
+  gcFunction()({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  return true;
 }

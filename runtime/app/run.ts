@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import type { RigConfig } from '../../drivers/rig-config.js';
 import { safeOff } from '../../drivers/safe-off.js';
 import { loadRigForSafeOff, type SafeOffRigFile } from '../../drivers/safe-off-rig.js';
-import { collectGarbageNow } from '../../platform/young-generation.js';
+import { reduceMemoryNow } from '../../platform/young-generation.js';
 import { controlActive } from '../../safety/controls.js';
 import { CliError } from '../cli/errors.js';
 import { type CliOptions, ConfigError, type HearthConfig, resolveConfig } from '../config/config.js';
@@ -153,11 +153,14 @@ async function startLocked(opts: CliOptions & { flows?: boolean }, config: Heart
     if (err instanceof ConfigError) throw new CliError(err.message);
     throw err;
   }
-  // Start-up's garbage (config, migrations, route tables built) collected and V8's young generation shrunk back
-  // before the ready line, once: on Node 24 resident memory after a start falls by ~5 MB (docs/performance.md).
-  const settle = performance.now();
-  collectGarbageNow({ reduceMemory: true });
-  app.ctx.log.debug({ ms: Math.round(performance.now() - settle) }, 'heap settled after start');
+  // Start-up's garbage collected and V8's young generation shrunk back before the ready line, once, where V8 can
+  // (Node 24: resident memory after a start ~5 MB less, for tens of ms of CPU, far below the loop watchdog's
+  // 700 ms; docs/performance.md).
+  const settle = process.cpuUsage();
+  if (reduceMemoryNow()) {
+    const cpu = process.cpuUsage(settle);
+    app.ctx.log.debug({ cpuMs: Math.round((cpu.user + cpu.system) / 1000) }, 'heap settled after start');
+  }
   process.stdout.write(`hearth ready ${url}\n`);
   // systemd (Type=notify): READY now, watchdog pings while the loop runs, STOPPING on shutdown.
   // WATCHDOG=1 only while the loop is healthy: a blocked or frozen process stops pinging, systemd kills it after
