@@ -47,7 +47,7 @@ export async function node24Tree(root: string): Promise<Node24Tree | string> {
   try {
     prepared = prepare(DEFAULT_CACHE, { build: false });
   } catch (err) {
-    if (err instanceof RunnerError) return `${err.message} (node scripts/test-node24.mjs --prepare fetches and builds it)`;
+    if (err instanceof RunnerError) return err.message; // it says what to run
     throw err;
   }
   const { node, pkgs } = prepared;
