@@ -153,9 +153,9 @@ async function startLocked(opts: CliOptions & { flows?: boolean }, config: Heart
     if (err instanceof ConfigError) throw new CliError(err.message);
     throw err;
   }
-  // Start-up's garbage collected and V8's young generation shrunk back before the ready line, once, where V8 can
-  // (Node 24: resident memory after a start ~5 MB less, for tens of ms of CPU, far below the loop watchdog's
-  // 700 ms; docs/performance.md).
+  // HEARTH_YOUNG_GENERATION=shrink: start-up's garbage collected and V8's young generation shrunk back before the
+  // ready line, once, where V8 can (Node 24: ~5 MB less resident for ~70 ms more to the first answer;
+  // platform/young-generation.ts, docs/performance.md).
   const settle = process.cpuUsage();
   if (reduceMemoryNow()) {
     const cpu = process.cpuUsage(settle);
