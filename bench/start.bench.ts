@@ -12,9 +12,11 @@
  * file, scripts/build-bundle.mjs), with a module recorder preloaded (bench/module-recorder.mjs) lists what
  * the start loads, by package and by directory of our own code (and whether the deferred parts — Node-RED,
  * the MCP and A2A SDKs, GraphQL — stayed out); and a fresh process imports those groups one after another,
- * dependencies first (bench/import-costs.mjs), to show what each costs. Targets (issue #17): first 200 within
- * 2× of the floor and under 400 ms; RSS under 60 MB. `--baseline=DIR` also starts another (built) checkout's
- * hearth in the same rounds, for a before/after; `--no-breakdown` skips the breakdown.
+ * dependencies first (bench/import-costs.mjs), to show what each costs. Targets (issue 26): first 200 within
+ * 2× of the floor, RSS at most 1.25× the floor's, on Node 20 and on Node 24: when the Node 24 of the test suite is
+ * there (scripts/test-node24.mjs), the floor and hearth also start on it in the same rounds (bench/start-node24.ts
+ * makes the tree hearth runs from there); `--no-node24` skips that. `--baseline=DIR` also starts another (built)
+ * checkout's hearth in the same rounds, for a before/after; `--no-breakdown` skips the breakdown.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { distIsFresh } from '../test-support/cli.js';
 import { cpuMs, rssMb, smapsMb } from './spawn-server.js';
+import { node24Tree } from './start-node24.js';
 import { percentile } from './stats.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -38,9 +41,9 @@ interface Started {
 }
 
 /** Spawn `node ARGS`, time the line matching `ready` (which carries the URL) and the first 200 on PROBE. */
-function spawnTimed(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = process.env): Promise<Started> {
+function spawnTimed(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = process.env, node = process.execPath): Promise<Started> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env, cwd: root });
+  const child = spawn(node, args, { stdio: ['ignore', 'pipe', 'pipe'], env, cwd: root });
   let out = '';
   let err = '';
   child.stderr.on('data', (d: Buffer) => {
@@ -104,8 +107,8 @@ interface Figures {
 }
 const empty = (): Figures => ({ readyMs: [], firstMs: [], rssMb: [], pssMb: [], anonMb: [], cpuMs: [], childRssMb: [] });
 
-async function measure(into: Figures, args: string[], ready: RegExp, env?: NodeJS.ProcessEnv): Promise<void> {
-  const s = await spawnTimed(args, ready, env);
+async function measure(into: Figures, args: string[], ready: RegExp, env?: NodeJS.ProcessEnv, node?: string): Promise<void> {
+  const s = await spawnTimed(args, ready, env, node);
   await new Promise((r) => setTimeout(r, 300));
   into.readyMs.push(s.readyMs);
   into.firstMs.push(s.firstMs);
@@ -118,8 +121,8 @@ async function measure(into: Figures, args: string[], ready: RegExp, env?: NodeJ
   await s.kill();
 }
 
-const hearthArgs = (dataDir: string, from = root) => [
-  join(from, 'bin/hearth.mjs'),
+const hearthArgs = (dataDir: string, from = root, bin = join(from, 'bin/hearth.mjs')) => [
+  bin,
   'start',
   '--http-port',
   '0',
@@ -243,8 +246,16 @@ const hearth = empty();
 const baseline = empty();
 // `--young-default`: also hearth start with V8's default young generation (HEARTH_YOUNG_GENERATION=grow).
 const youngDefault = process.argv.includes('--young-default') ? empty() : undefined;
+// The same comparison on Node 24 (floor and hearth both on it), in the same rounds, when its tree is there;
+// `--no-node24` skips it.
+const node24 = process.argv.includes('--no-node24') ? 'skipped (--no-node24)' : await node24Tree(root);
+const floor24 = empty();
+const hearth24 = empty();
+if (typeof node24 === 'string') console.log(`Node 24: not measured: ${node24}`);
+else console.log(`Node 24: ${node24.version} (${node24.node}), hearth from ${node24.hearth} with its own code cache`);
+const FLOOR_READY = /floor ready (http:\/\/\S+)/;
 for (let i = 0; i < rounds; i++) {
-  await measure(floor, [join(root, 'bench/fastify-floor.mjs')], /floor ready (http:\/\/\S+)/);
+  await measure(floor, [join(root, 'bench/fastify-floor.mjs')], FLOOR_READY);
   for (const [into, from] of baselineDir
     ? ([
         [hearth, root],
@@ -260,21 +271,36 @@ for (let i = 0; i < rounds; i++) {
     await measure(youngDefault, hearthArgs(dataDir), HEARTH_READY, { ...process.env, HEARTH_YOUNG_GENERATION: 'grow' });
     rmSync(dataDir, { recursive: true, force: true });
   }
+  if (typeof node24 !== 'string') {
+    await measure(floor24, [join(root, 'bench/fastify-floor.mjs')], FLOOR_READY, process.env, node24.node);
+    const dataDir = mkdtempSync(join(tmpdir(), 'hearth-start-'));
+    await measure(hearth24, hearthArgs(dataDir, root, node24.hearth), HEARTH_READY, process.env, node24.node);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 const loadAfter = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-for (const [name, f] of [
-  ['floor (node + fastify, one route)', floor],
-  ['hearth start (default config, simulated rig)', hearth],
-] as const) {
-  console.log(name);
-  console.log(`  spawn → ready line:            ${range(f.readyMs)} ms`);
-  console.log(`  spawn → first 200 on ${PROBE}: ${range(f.firstMs)} ms`);
-  console.log(`  CPU time to first 200 + 300 ms: ${range(f.cpuMs)} ms`);
-  console.log(`  resident memory then:           ${range(f.rssMb)} MB`);
-  console.log(`  PSS then (smaps_rollup):        ${range(f.pssMb)} MB`);
-  console.log(`  anonymous then (smaps_rollup):  ${range(f.anonMb)} MB`);
+const ratio = (a: number[], b: number[]) => (med(a) / med(b)).toFixed(2);
+/** Each side's figures, then the ratios against the floor. */
+function report(node: string, floorFig: Figures, hearthFig: Figures): void {
+  for (const [name, f] of [
+    [`floor (node + fastify, one route), ${node}`, floorFig],
+    [`hearth start (default config, simulated rig), ${node}`, hearthFig],
+  ] as const) {
+    console.log(name);
+    console.log(`  spawn → ready line:            ${range(f.readyMs)} ms`);
+    console.log(`  spawn → first 200 on ${PROBE}: ${range(f.firstMs)} ms`);
+    console.log(`  CPU time to first 200 + 300 ms: ${range(f.cpuMs)} ms`);
+    console.log(`  resident memory then:           ${range(f.rssMb)} MB`);
+    console.log(`  PSS then (smaps_rollup):        ${range(f.pssMb)} MB`);
+    console.log(`  anonymous then (smaps_rollup):  ${range(f.anonMb)} MB`);
+  }
+  console.log(`  its heat guard (a child process): ${range(hearthFig.childRssMb)} MB resident`);
+  console.log(
+    `ratios hearth/floor on ${node} (medians): first 200 ${ratio(hearthFig.firstMs, floorFig.firstMs)}× (target ≤ 2×: ${fmt(med(hearthFig.firstMs))} ms), ready line ${ratio(hearthFig.readyMs, floorFig.readyMs)}×, CPU ${ratio(hearthFig.cpuMs, floorFig.cpuMs)}×, RSS ${ratio(hearthFig.rssMb, floorFig.rssMb)}× (target ≤ 1.25× = ${fmt(1.25 * med(floorFig.rssMb))} MB: ${fmt(med(hearthFig.rssMb))} MB), PSS ${ratio(hearthFig.pssMb, floorFig.pssMb)}×, anonymous ${ratio(hearthFig.anonMb, floorFig.anonMb)}× (${fmt(med(hearthFig.anonMb) - med(floorFig.anonMb))} MB more than the floor)`,
+  );
 }
-console.log(`  its heat guard (a child process): ${range(hearth.childRssMb)} MB resident`);
+report(`Node ${process.versions.node}`, floor, hearth);
+if (typeof node24 !== 'string') report(`Node ${node24.version}`, floor24, hearth24);
 if (youngDefault) {
   console.log("hearth start with V8's default young generation (HEARTH_YOUNG_GENERATION=grow)");
   console.log(
@@ -285,9 +311,18 @@ if (baselineDir) {
   console.log(`baseline: hearth start of ${baselineDir}`);
   console.log(`  spawn → first 200: ${range(baseline.firstMs)} ms; CPU ${range(baseline.cpuMs)} ms; RSS ${range(baseline.rssMb)} MB`);
 }
-const ratio = (a: number[], b: number[]) => (med(a) / med(b)).toFixed(2);
-console.log(
-  `ratios hearth/floor (medians): first 200 ${ratio(hearth.firstMs, floor.firstMs)}× (target ≤ 2× and < 400 ms: ${fmt(med(hearth.firstMs))} ms), ready line ${ratio(hearth.readyMs, floor.readyMs)}×, CPU ${ratio(hearth.cpuMs, floor.cpuMs)}×, RSS ${ratio(hearth.rssMb, floor.rssMb)}× (target ≤ 1.25×: ${fmt(med(hearth.rssMb))} MB), PSS ${ratio(hearth.pssMb, floor.pssMb)}×, anonymous ${ratio(hearth.anonMb, floor.anonMb)}× (${fmt(med(hearth.anonMb) - med(floor.anonMb))} MB more than the floor)`,
-);
+// The table of docs/performance.md: medians, hearth / floor per Node.
+const sides: [string, Figures, Figures][] = [[`Node ${process.versions.node}`, floor, hearth]];
+if (typeof node24 !== 'string') sides.push([`Node ${node24.version}`, floor24, hearth24]);
+console.log(`| medians | ${sides.map(([n]) => `${n}: floor | hearth | ratio`).join(' | ')} |`);
+for (const [row, key, unit] of [
+  ['spawn → first 200', 'firstMs', 'ms'],
+  ['resident (RSS)', 'rssMb', 'MB'],
+  ['PSS', 'pssMb', 'MB'],
+  ['anonymous', 'anonMb', 'MB'],
+] as const) {
+  const cells = sides.map(([, f, h]) => `${fmt(med(f[key]))} ${unit} | ${fmt(med(h[key]))} ${unit} | ${ratio(h[key], f[key])}×`);
+  console.log(`| ${row} | ${cells.join(' | ')} |`);
+}
 console.log(`load average after: ${loadAfter}`);
 if (!process.argv.includes('--no-breakdown')) await breakdown(med(hearth.cpuMs));
