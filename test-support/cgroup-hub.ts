@@ -159,7 +159,7 @@ export async function startHubInCgroup(cg: MemoryCgroup, o: { env?: NodeJS.Proce
     tokens: d.tokens,
     valid: d.valid,
     admin: d.admin,
-    guardPid: () => cg.procs().find((p) => p !== pid && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('guard')),
+    guardPid: () => cg.procs().find((p) => p !== pid && cmdline(p).includes('guard')),
     call,
     energized: (heater) => readWire(wires, SIM_HEATER_LINES[heater] as number) === 1,
     output: () => out,
@@ -237,5 +237,14 @@ export function processMb(pid: number): { rss: number; anon: number; hwm: number
     return { rss: kb('VmRSS'), anon: kb('RssAnon'), hwm: kb('VmHWM') };
   } catch {
     return undefined;
+  }
+}
+
+/** A process's command line, or '' when it has gone between the cgroup's list and this read. */
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
   }
 }

@@ -5,10 +5,19 @@
  * Skipped, with the reason, where memory cgroups cannot be made (not root, no memory controller, read-only).
  */
 import { type ChildProcess, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
 import { createMemoryCgroup, memoryCgroupUnavailable } from './cgroup.js';
+
+/** Whether any swap area is active (/proc/swaps lists one below its header). */
+function swapOn(): boolean {
+  try {
+    return readFileSync('/proc/swaps', 'utf8').trim().split('\n').length > 1;
+  } catch {
+    return false;
+  }
+}
 
 const MB = 1024 * 1024;
 const unavailable = memoryCgroupUnavailable();
@@ -56,6 +65,11 @@ t.test(
     hog.kill('SIGKILL');
     await exited(hog);
 
+    // With swap on, the limit (memory only, as the unit's) pushes the hog to swap instead of killing it.
+    if (swapOn()) {
+      t.comment('swap is on: the OOM kill is not shown on this machine');
+      return;
+    }
     const big = cg.spawn(process.execPath, ['-e', HOG, '400'], { stdio: ['ignore', 'pipe', 'inherit'] });
     t.equal(await held(big), 'exited', 'a 400 MB allocation does not fit');
     t.equal(await exited(big), 'SIGKILL', 'the kernel killed it');

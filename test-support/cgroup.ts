@@ -154,8 +154,8 @@ const alive = (pid: number) => {
 };
 
 /** SIGKILL everything in `dir` until it is empty (bounded), then remove it. True when it is gone. */
-function killAndRemoveSync(dir: string): boolean {
-  for (let i = 0; i < 200 && existsSync(dir); i++) {
+function killAndRemoveSync(dir: string, tries = 200): boolean {
+  for (let i = 0; i < tries && existsSync(dir); i++) {
     let pids: number[] = [];
     try {
       pids = pidsIn(dir);
@@ -208,15 +208,16 @@ export function createMemoryCgroup(limitBytes: number): MemoryCgroup {
   live.add(dir);
   if (!exitHook) {
     exitHook = true;
-    const cleanUp = () => {
-      for (const d of live) killAndRemoveSync(d);
+    const cleanUp = (tries?: number) => {
+      for (const d of live) killAndRemoveSync(d, tries);
     };
-    process.once('exit', cleanUp);
-    // A test runner's timeout ends the test process with a signal, which runs no exit handler: clean up, then
-    // die of the signal as before.
-    for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
+    process.once('exit', () => cleanUp());
+    // A signal ends the test process without an exit handler: tap's timeout sends SIGALRM and SIGKILL half a
+    // second later, so the processes inside are killed first and the removal gets a few short tries (a cgroup
+    // left behind is swept by the next run), then the process dies of the signal as before.
+    for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGALRM'] as const)
       process.once(sig, () => {
-        cleanUp();
+        cleanUp(8);
         process.kill(process.pid, sig);
       });
   }

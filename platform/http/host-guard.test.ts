@@ -1,5 +1,5 @@
 import t from 'tap';
-import { HostAllowList, hostOfHeader, normalizeHostName } from './host-guard.js';
+import { HostAllowList, hostOfHeader, normalizeHostName, PARSED_HOSTS_SIZE, parsedHostsKept } from './host-guard.js';
 import type { ProblemError } from './problems.js';
 
 t.test('Host header grammar', (t) => {
@@ -22,6 +22,7 @@ t.test('the same answers for a value asked again, and after many other values', 
     first,
   );
   for (let i = 0; i < 200; i++) t.equal(hostOfHeader(`h${i}.example:${i}`), `h${i}.example`);
+  t.ok(parsedHostsKept() <= PARSED_HOSTS_SIZE, `a flood of Host values keeps at most ${PARSED_HOSTS_SIZE} (${parsedHostsKept()})`);
   t.same(
     values.map((v) => hostOfHeader(v)),
     first,

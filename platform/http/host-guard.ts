@@ -40,7 +40,10 @@ export function normalizeHostName(name: string): string {
  * client sending many values only turns it over.
  */
 const parsedHosts = new Map<string, string | null>();
-const PARSED_HOSTS_SIZE = 64;
+export const PARSED_HOSTS_SIZE = 64;
+
+/** How many parsed `Host` values are kept now (at most PARSED_HOSTS_SIZE). */
+export const parsedHostsKept = (): number => parsedHosts.size;
 
 /** The host name of a `Host` header value (`name[:port]`, `[v6][:port]`), or undefined when malformed. */
 export function hostOfHeader(value: string | undefined): string | undefined {

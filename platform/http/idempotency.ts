@@ -61,6 +61,13 @@ export const idempotencyMigration: Migration = {
   },
 };
 
+/**
+ * For a callback hook's promise chain: an error thrown by fastify's `done` itself (a header value it cannot
+ * write) would otherwise be an unhandled rejection, which ends the process; it is logged instead.
+ */
+const escaped = (req: FastifyRequest) => (err: unknown) =>
+  req.log.error({ err }, 'an idempotency hook could not hand its result to fastify');
+
 /** Parse an Idempotency-Key header value; undefined when malformed. */
 export function parseIdempotencyKey(raw: string): string | undefined {
   const v = raw.trim();
@@ -227,7 +234,9 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
   app.addHook('preHandler', (req, reply, done) => {
     const mode = req.routeOptions.config.idempotency;
     if (!mode) return done();
-    begin(req, reply, mode).then(() => done(), done);
+    begin(req, reply, mode)
+      .then(() => done(), done)
+      .catch(escaped(req));
   });
 
   const complete = async (reply: FastifyReply, scope: IdempotencyScope, payload: unknown) => {
@@ -248,7 +257,9 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
     const scope = req.idempotency;
     if (!scope) return done(null, payload);
     req.idempotency = null;
-    complete(reply, scope, payload).then((p) => done(null, p), done);
+    complete(reply, scope, payload)
+      .then((p) => done(null, p), done)
+      .catch(escaped(req));
   });
 
   const release = (req: FastifyRequest, done: (err?: Error) => void) => {
@@ -257,7 +268,8 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
     req.idempotency = null;
     Promise.resolve()
       .then(() => store.abandon(scope))
-      .then(() => done(), done);
+      .then(() => done(), done)
+      .catch(escaped(req));
   };
   app.addHook('onResponse', (req, _reply, done) => release(req, done));
   app.addHook('onRequestAbort', (req, done) => release(req, done));

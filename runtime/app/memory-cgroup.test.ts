@@ -146,8 +146,9 @@ t.test(
     t.equal((await status()).status, 200, 'below the threshold: a status read is served');
     const before = cg.anon();
 
-    // A hog inside the cgroup takes its anonymous memory to 90 %: past the hub's threshold (85 %), short of the limit.
-    const hog = await cg.fillTo(Math.round(LIMIT * 0.9));
+    // A hog inside the cgroup takes its anonymous memory to 88 %: past the hub's threshold (85 %), short of the
+    // limit with room for memory.stat's lag (the kernel updates it in per-CPU batches).
+    const hog = await cg.fillTo(Math.round(LIMIT * 0.88));
     t.teardown(() => hog.kill('SIGKILL'));
     const held = cg.anon();
     t.ok(await until(async () => (await status()).status === 503, 30_000, 250), 'the hub starts shedding');
