@@ -175,6 +175,16 @@ t.test('shapes that share a first name, many of them, and the cache bound', asyn
   }
   t.ok(maxBytes <= SHAPE_CACHE_BYTES, `the cache stayed within its bound (${maxBytes} bytes)`);
   t.ok(shapeCacheSize().shapes > 0, 'and still holds shapes');
+  // The cache is emptied and refilled while the outer objects are still being written: their names stay right.
+  // Long names, so that blocks turn over and the cache empties every few dozen shapes.
+  const name = (p: string, i: number) => `${p}${i}`.padEnd(p === 'w' ? 1300 : 900, p);
+  const churn = Array.from({ length: 1200 }, (_, i) => ({ [name('u', i)]: { [name('v', i)]: { [name('w', i)]: i }, zz: 2 }, zz: 1 }));
+  t.equal(bytesHex(churn), utf8Hex(jcs(churn) as string), 'emptied in the middle of a document');
+  const long = { ['l'.repeat(5000)]: 1, [`${'é'.repeat(3000)}"`]: 2, a: 3 };
+  const kept = shapeCacheSize().shapes;
+  t.equal(bytesHex(long), utf8Hex(jcs(long) as string), 'names too long to keep');
+  t.equal(bytesHex(long), utf8Hex(jcs(long) as string), 'twice');
+  t.equal(shapeCacheSize().shapes, kept, 'and not kept');
 });
 
 t.test('objects with many members, integer-like names, __proto__ and null prototypes', async (t) => {

@@ -130,28 +130,34 @@ function sortKeys(a: string[]): string[] {
 
 /**
  * What an object's member names come to, whatever its values: the names in sorted order and their written form
- * (`"name":`, with the `,` before every one but the first) as UTF-8, laid end to end.
+ * (`"name":`, with the `,` before every one but the first) as UTF-8, laid end to end in a block of bytes.
  */
 interface Shape {
   /** The names in the order Object.keys gave them: the cache key, compared name by name. */
   readonly keys: readonly string[];
   readonly sorted: readonly string[];
+  /** The block holding the written names, where they start in it, then where each one ends. */
   readonly bytes: Uint8Array;
-  /** End offset in `bytes` of each sorted name's written form. */
-  readonly ends: Uint32Array;
+  readonly start: number;
+  readonly ends: readonly number[];
 }
 
 // Documents are made of a few object shapes repeated ({value, unit}, {en, ar}, a step...): each shape's sorted
 // names and written bytes are kept, found by the first name and checked name by name against Object.keys, so an
-// entry cannot go stale and holds nothing of any value. Bounded: objects with many members are not kept, a name
-// leads at most a few shapes, and the whole cache is emptied when its bytes pass a limit (a stream of one-off
-// shapes costs a refill, never memory).
+// entry cannot go stale and holds nothing of any value. Bounded: objects with many members or long names are not
+// kept, a name leads at most a few shapes, and the whole cache is emptied when it would pass a limit (a stream of
+// one-off shapes costs a refill, never memory).
 const MAX_SHAPE_KEYS = 32;
-const MAX_SHAPES_PER_NAME = 8;
-/** The shape cache is emptied when its bytes would pass this. */
+const MAX_SHAPES_PER_NAME = 16;
+/** The kept shapes, counted at their written names plus a share for their arrays, stay within this many bytes. */
 export const SHAPE_CACHE_BYTES = 128 * 1024;
-const shapes = new Map<string, Shape[]>();
+/** Written names are laid in blocks of this size; a block is only ever appended to, never rewritten. */
+const BLOCK_BYTES = 4096;
+let shapes = new Map<string, Shape[]>();
+let shapeCount = 0;
 let shapeBytes = 0;
+let block = new Uint8Array(0);
+let blockUsed = 0;
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
@@ -172,40 +178,51 @@ function shapeOf(keys: string[]): Shape {
 
 function addShape(keys: string[], list: Shape[] | undefined): Shape {
   const sorted = sortKeys(keys.slice());
-  // Written at the end of the output (throws NOT_JSON for a lone surrogate), copied out, then taken back.
-  const start = pos;
-  const ends = new Uint32Array(sorted.length);
+  // Written at the end of the output (throws NOT_JSON for a lone surrogate), copied to a block, then taken back.
+  const from = pos;
+  const ends: number[] = [];
   for (let i = 0; i < sorted.length; i++) {
     if (i > 0) writeByte(0x2c);
     writeString(sorted[i] as string);
     writeByte(0x3a);
-    ends[i] = pos - start;
+    ends.push(pos - from);
   }
-  const shape: Shape = { keys, sorted, bytes: out.slice(start, pos), ends };
-  pos = start;
-  const cost = shape.bytes.length + 16 * keys.length + 64;
+  const size = pos - from;
+  if (blockUsed + size > block.length) {
+    block = new Uint8Array(Math.max(BLOCK_BYTES, size));
+    blockUsed = 0;
+  }
+  const bytes = block;
+  const start = blockUsed;
+  // Byte by byte: names are short, and subarray + set cost more than the copy here.
+  for (let i = 0; i < size; i++) bytes[start + i] = out[from + i] as number;
+  blockUsed += size;
+  pos = from;
+  for (let i = 0; i < ends.length; i++) ends[i] = (ends[i] as number) + start;
+  const shape: Shape = { keys, sorted, bytes, start, ends };
+  const cost = size + 32 * keys.length + 96;
+  if (cost > BLOCK_BYTES) return shape; // used for this object only
   if (shapeBytes + cost > SHAPE_CACHE_BYTES) {
-    shapes.clear();
-    shapeBytes = 0;
+    clearShapeCache();
     list = undefined;
   }
   shapeBytes += cost;
+  shapeCount++;
   if (list === undefined) shapes.set(keys[0] as string, [shape]);
   else if (list.length < MAX_SHAPES_PER_NAME) list.push(shape);
   else list[list.length - 1] = shape;
   return shape;
 }
 
-/** How many object shapes are kept and the bytes they are counted at (for tests and benches). */
+/** How many object shapes were kept since the cache was last emptied, and the bytes they are counted at. */
 export function shapeCacheSize(): { shapes: number; bytes: number } {
-  let n = 0;
-  for (const list of shapes.values()) n += list.length;
-  return { shapes: n, bytes: shapeBytes };
+  return { shapes: shapeCount, bytes: shapeBytes };
 }
 
 /** Empties the shape cache: the next document is written as if none had been seen (for tests and benches). */
 export function clearShapeCache(): void {
-  shapes.clear();
+  shapes = new Map(); // faster than Map#clear
+  shapeCount = 0;
   shapeBytes = 0;
 }
 
@@ -261,8 +278,8 @@ function writeObject(v: Record<string, unknown>, depth: number): void {
       writeValue(v[k], depth);
     }
   } else if (n > 0) {
-    const { sorted, bytes, ends } = shapeOf(keys);
-    let from = 0;
+    const { sorted, bytes, start, ends } = shapeOf(keys);
+    let from = start;
     for (let i = 0; i < n; i++) {
       const to = ends[i] as number;
       if (pos + to - from > out.length) grow(pos + to - from);
