@@ -1,6 +1,7 @@
 /** SHA-256 and document hashes (semantics §1): `sha256:` + hex of the canonical JSON without `hash` and `signature`. */
 import { createHash } from 'node:crypto';
 import { canonicalize } from './canonical.js';
+import { withCanonicalBytes } from './json-bytes.js';
 
 /** Members a document hash leaves out by default. */
 export const DEFAULT_HASH_DROP: readonly string[] = ['hash', 'signature'];
@@ -23,5 +24,9 @@ export function withoutMembers(doc: Record<string, unknown>, drop: readonly stri
 
 /** `sha256:` + hex SHA-256 of the canonical JSON of `doc` without the top-level members in `drop`. */
 export function documentHash(doc: Record<string, unknown>, drop: readonly string[] = DEFAULT_HASH_DROP): string {
-  return `sha256:${sha256Hex(canonicalize(withoutMembers(doc, drop)))}`;
+  const value = withoutMembers(doc, drop);
+  // The canonical bytes straight into SHA-256; a value that is not exact JSON goes to the careful writer, which throws
+  // with the JSON pointer and reason.
+  const hex = withCanonicalBytes(value, sha256Hex) ?? sha256Hex(canonicalize(value));
+  return `sha256:${hex}`;
 }

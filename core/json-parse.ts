@@ -66,7 +66,9 @@ class Parser {
     let pos = PLAIN_RUN.lastIndex;
     if (text.charCodeAt(pos) === 0x22) {
       this.pos = pos + 1;
-      return text.slice(start, pos);
+      // A slice of 13 or more characters would be a view into the whole text (V8's sliced string): it keeps the text
+      // alive and reads slower char by char. JSON.parse of the quoted run (already checked plain) copies it flat.
+      return pos - start < 13 ? text.slice(start, pos) : (JSON.parse(text.slice(start - 1, pos + 1)) as string);
     }
     let out = text.slice(start, pos);
     let sawSurrogate = false;
