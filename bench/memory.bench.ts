@@ -5,7 +5,8 @@
  * process samples the hub's VmRSS every 100 ms and prints RSS when the hub is up (before), the peak, and 30 s
  * after the run (`--after-ms=N`), with the breakdown per phase (V8 heap, external and array buffers, anonymous
  * memory) and the client's own peak beside it. Targets: peak ≤ 150 MB, after ≤ before + 20 MB. `--variants` also
- * runs V8's default young generation (HEARTH_YOUNG_GENERATION=grow) and MALLOC_ARENA_MAX=2 side by side;
+ * runs the young generation capped on the command line (--max-semi-space-size=1) and MALLOC_ARENA_MAX=2, alone and
+ * together, side by side (`--young-default` adds V8's default young generation), `--rounds=N` alternates them;
  * `--snapshots=DIR` writes heap snapshots of the hub before and after (bench/heap-diff.mjs compares them).
  */
 import { spawn } from 'node:child_process';
@@ -113,5 +114,6 @@ for (let r = 1; r <= rounds; r++) {
   await run(`young generation capped on the command line (--max-semi-space-size=1)${tag}`, {}, '--max-semi-space-size=1');
   await run(`MALLOC_ARENA_MAX=2${tag}`, { MALLOC_ARENA_MAX: '2' });
   await run(`--max-semi-space-size=1 and MALLOC_ARENA_MAX=2${tag}`, { MALLOC_ARENA_MAX: '2' }, '--max-semi-space-size=1');
-  await run(`V8's default young generation (HEARTH_YOUNG_GENERATION=grow)${tag}`, { HEARTH_YOUNG_GENERATION: 'grow' });
+  if (process.argv.includes('--young-default'))
+    await run(`V8's default young generation (HEARTH_YOUNG_GENERATION=grow)${tag}`, { HEARTH_YOUNG_GENERATION: 'grow' });
 }
