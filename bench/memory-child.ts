@@ -2,7 +2,8 @@
  * The client of `npm run bench -- memory`: starts the hub in a process of its own (bench/memory-hub.ts, over an
  * IPC channel) and sends it the hostile mix of `npm run fuzz` from this process. Prints JSON lines on stdout:
  * `{ hubPid }` first, then the hub's memory per phase (bench/memory-hub.ts's Reading), then the harness's counts.
- * `--snapshots=DIR` also writes heap snapshots of the hub before the mix and 30 s after it. Not a test.
+ * `--snapshots=DIR` also writes heap snapshots of the hub before the mix, after its first round and 30 s after it
+ * (bench/heap-diff.mjs compares them). Not a test.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -85,7 +86,11 @@ const r = await runFuzz({
   requests: arg('requests', 15_000),
   target,
   rss: async () => (await ask<Reading>({ reading: 'rss', gc: true }, 'reading')).rss,
-  inspect: (_h, round) => phase(`after round ${round + 1}`),
+  inspect: async (_h, round) => {
+    await phase(`after round ${round + 1}`);
+    // What one more round adds, once every surface and library is warm: before → round 1 → after.
+    if (round === 0) await snapshot('round1');
+  },
   after: async () => {
     await phase('hostile mix over');
     await new Promise((resolve) => setTimeout(resolve, afterMs));
