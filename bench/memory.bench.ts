@@ -1,12 +1,13 @@
 /**
  * `npm run bench -- memory`: resident memory of a hub under the hostile mix of `npm run fuzz` (REST, MCP, SSE,
- * WebSocket, MQTT, pairing, webhooks, raw HTTP; `--requests=N`, default 15,000). A child process
- * (bench/memory-child.ts) starts the hub and sends the mix; this process samples the child's VmRSS every 100 ms
- * and prints RSS when the hub is up (before), the peak, and 30 s after the run (`--after-ms=N`), with the
- * breakdown per phase (V8 heap, external and array buffers, anonymous memory). The client's own allocations
- * share that process, so the figures are an upper bound on the hub's. Targets: peak ≤ 150 MB, after ≤ before +
- * 20 MB. `--variants` also runs V8's default young generation (HEARTH_YOUNG_GENERATION=grow) and
- * MALLOC_ARENA_MAX=2 side by side.
+ * WebSocket, MQTT, pairing, webhooks, raw HTTP; `--requests=N`, default 15,000). The hub runs in a process of
+ * its own (bench/memory-hub.ts) and the mix comes from another (bench/memory-child.ts, which starts the hub); this
+ * process samples the hub's VmRSS every 100 ms and prints RSS when the hub is up (before), the peak, and 30 s
+ * after the run (`--after-ms=N`), with the breakdown per phase (V8 heap, external and array buffers, anonymous
+ * memory) and the client's own peak beside it. Targets: peak ≤ 150 MB, after ≤ before + 20 MB. `--variants` also
+ * runs the young generation capped on the command line (--max-semi-space-size=1) and MALLOC_ARENA_MAX=2, alone and
+ * together, side by side (`--young-default` adds V8's default young generation), `--rounds=N` alternates them;
+ * `--snapshots=DIR` writes heap snapshots of the hub before and after (bench/heap-diff.mjs compares them).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const child = fileURLToPath(new URL('memory-child.ts', import.meta.url));
-const flags = process.argv.slice(2).filter((a) => a.startsWith('--requests=') || a.startsWith('--after-ms=') || a.startsWith('--seed='));
+const flags = process.argv.slice(2).filter((a) => ['--requests=', '--after-ms=', '--seed=', '--snapshots='].some((f) => a.startsWith(f)));
 
 interface Phase {
   phase: string;
@@ -27,37 +28,48 @@ interface Phase {
   newSpace: number;
   oldSpace: number;
   largeObjects: number;
+  code: number;
 }
 
-async function run(label: string, env: Record<string, string>): Promise<void> {
+const rssOf = (pid: number | undefined): number => {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0; // the process has exited
+  }
+};
+
+async function run(label: string, env: Record<string, string>, hubFlags = ''): Promise<void> {
   const load0 = loadavg()[0];
-  const p = spawn(process.execPath, ['--import', 'tsx', child, ...flags], {
+  const p = spawn(process.execPath, ['--import', 'tsx', child, ...flags, ...(hubFlags ? [`--hub-flags=${hubFlags}`] : [])], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });
   const phases: Phase[] = [];
-  let done: Record<string, number> | undefined;
+  let done: (Record<string, number> & { failureList: string[] }) | undefined;
   let out = '';
+  let hubPid: number | undefined;
+  let kind = '';
   let peak = 0;
+  let clientPeak = 0;
   let peakPhase = 'start';
   const sampler = setInterval(() => {
-    try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p.pid}/status`, 'utf8'));
-      const mb = Number(m?.[1] ?? 0) / 1024;
-      if (mb > peak) {
-        peak = mb;
-        peakPhase = phases.at(-1)?.phase ?? 'start-up';
-      }
-    } catch {
-      // the child has exited
+    const mb = rssOf(hubPid);
+    if (mb > peak) {
+      peak = mb;
+      peakPhase = phases.at(-1)?.phase ?? 'start-up';
     }
+    clientPeak = Math.max(clientPeak, rssOf(p.pid));
   }, 100);
   p.stdout.on('data', (d: Buffer) => {
     out += d.toString();
     for (let i = out.indexOf('\n'); i >= 0; i = out.indexOf('\n')) {
-      const line = JSON.parse(out.slice(0, i)) as Phase & { done?: boolean };
+      const line = JSON.parse(out.slice(0, i)) as Phase & { done?: boolean; hubPid?: number; kind?: string };
       out = out.slice(i + 1);
-      if (line.done) done = line as unknown as Record<string, number>;
+      if (line.hubPid) {
+        hubPid = line.hubPid;
+        kind = line.kind ?? '';
+      } else if (line.done) done = line as unknown as typeof done;
       else phases.push(line);
     }
   });
@@ -65,7 +77,7 @@ async function run(label: string, env: Record<string, string>): Promise<void> {
   clearInterval(sampler);
   const before = phases.find((x) => x.phase === 'hub started');
   const after = phases.at(-1);
-  console.log(`\n${label} (load average ${load0.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after)`);
+  console.log(`\n${label}: the hub ${kind} (load average ${load0.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after)`);
   if (!before || !after || !done) {
     console.log('  the run did not finish');
     return;
@@ -74,19 +86,34 @@ async function run(label: string, env: Record<string, string>): Promise<void> {
     `  ${done.requests} hostile requests, ${done.failures} failures, ${done.stops} stops (${done.stopsNotCut} without the heat cut)`,
   );
   const f = (v: number) => v.toFixed(1).padStart(7);
+  for (const x of done.failureList ?? []) console.log(`  failure: ${x}`);
+  if (flags.some((a) => a.startsWith('--snapshots=')))
+    console.log("  (heap snapshots were written: the peak and the phases after them include the snapshot's own memory)");
+  const settled = phases.find((x) => x.phase.endsWith(' s after')) ?? after;
+  const growth = settled.rss - before.rss;
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
   console.log(
-    `  RSS before ${before.rss.toFixed(1)} MB, peak ${peak.toFixed(1)} MB (after "${peakPhase}"), after ${after.rss.toFixed(1)} MB`,
+    `  hub RSS before ${before.rss.toFixed(1)} MB, peak ${peak.toFixed(1)} MB (after "${peakPhase}"), ${settled.phase} ${settled.rss.toFixed(1)} MB; the client's own peak ${clientPeak.toFixed(1)} MB`,
   );
-  console.log(`  peak ${peak.toFixed(1)} MB (target ≤ 150); after − before ${(after.rss - before.rss).toFixed(1)} MB (target ≤ 20)`);
-  console.log('  phase                      RSS   anon  heapTot heapUsed  new    old   large  external arrayBuf');
+  console.log(
+    `  peak ${peak.toFixed(1)} MB (target ≤ 150: ${met(peak <= 150)}); ${settled.phase} − before ${growth.toFixed(1)} MB (target ≤ 20: ${met(growth <= 20)})`,
+  );
+  console.log('  phase                      RSS   anon  heapTot heapUsed  new    old   large   code external arrayBuf');
   for (const x of phases)
     console.log(
-      `  ${x.phase.padEnd(22)}${f(x.rss)}${f(x.anon)}${f(x.heapTotal)}${f(x.heapUsed)}${f(x.newSpace)}${f(x.oldSpace)}${f(x.largeObjects)}${f(x.external)}${f(x.arrayBuffers)}`,
+      `  ${x.phase.padEnd(22)}${f(x.rss)}${f(x.anon)}${f(x.heapTotal)}${f(x.heapUsed)}${f(x.newSpace)}${f(x.oldSpace)}${f(x.largeObjects)}${f(x.code)}${f(x.external)}${f(x.arrayBuffers)}`,
     );
 }
 
-await run('hub as hearth start runs it (young generation kept small)', {});
-if (process.argv.includes('--variants')) {
-  await run("V8's default young generation (HEARTH_YOUNG_GENERATION=grow)", { HEARTH_YOUNG_GENERATION: 'grow' });
-  await run('young generation kept small, MALLOC_ARENA_MAX=2', { MALLOC_ARENA_MAX: '2' });
+// `--rounds=N` repeats the cycle (alternating the variants), for medians under a noisy load.
+const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? 1);
+for (let r = 1; r <= rounds; r++) {
+  const tag = rounds > 1 ? ` [round ${r}/${rounds}]` : '';
+  await run(`hub as hearth start runs it (young generation kept small)${tag}`, {});
+  if (!process.argv.includes('--variants')) continue;
+  await run(`young generation capped on the command line (--max-semi-space-size=1)${tag}`, {}, '--max-semi-space-size=1');
+  await run(`MALLOC_ARENA_MAX=2${tag}`, { MALLOC_ARENA_MAX: '2' });
+  await run(`--max-semi-space-size=1 and MALLOC_ARENA_MAX=2${tag}`, { MALLOC_ARENA_MAX: '2' }, '--max-semi-space-size=1');
+  if (process.argv.includes('--young-default'))
+    await run(`V8's default young generation (HEARTH_YOUNG_GENERATION=grow)${tag}`, { HEARTH_YOUNG_GENERATION: 'grow' });
 }

@@ -10,16 +10,28 @@
  * each growth, so setting it here, before the heavy work, takes effect. `HEARTH_YOUNG_GENERATION=grow` leaves
  * V8's default (to compare, or when a deployment trades memory for fewer scavenges).
  */
+import { subscribe } from 'node:diagnostics_channel';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import type { Worker } from 'node:worker_threads';
 
 let applied = false;
+const FLAG = '--semi-space-growth-factor=1';
 
-/** Stop the young generation from growing from now on (once per process; a no-op when opted out). */
+/**
+ * Stop the young generation from growing from now on (once per process; a no-op when opted out). Creating a
+ * worker thread puts V8's flags back to the command line's (measured on Node 20: after the supervisor's watchdog
+ * worker started, the young generation grew to 32 MB again), so the flag is set again whenever one is created.
+ */
 export function keepYoungGenerationSmall(env: NodeJS.ProcessEnv = process.env): boolean {
   if (applied) return true;
   if (env.HEARTH_YOUNG_GENERATION === 'grow') return false;
-  setFlagsFromString('--semi-space-growth-factor=1');
+  setFlagsFromString(FLAG);
+  // Published by the Worker constructor; the new thread may still be setting up, so again once it is online.
+  subscribe('worker_threads', (message) => {
+    setFlagsFromString(FLAG);
+    (message as { worker?: Worker }).worker?.once('online', () => setFlagsFromString(FLAG));
+  });
   applied = true;
   return true;
 }

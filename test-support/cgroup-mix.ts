@@ -45,7 +45,7 @@ export function hostileMix(hub: CgroupHub, seed: number): HostileMix {
   const ops = surfaceOps({
     p,
     h: { url: hub.url, mqttUrl: hub.mqttUrl },
-    tokenValid: (token) => hub.valid.has(token),
+    valid: (token) => hub.valid.has(token),
     tokens: hub.tokens,
     kitchen: hub.kitchen,
     indexUrl: 'http://127.0.0.1:9',

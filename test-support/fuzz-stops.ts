@@ -6,35 +6,18 @@
 import { randomUUID } from 'node:crypto';
 import mqtt from 'mqtt';
 import type { Surface, Tally } from './fuzz.js';
-import type { FullHub } from './hub-app.js';
+import type { FuzzTarget } from './fuzz-target.js';
 
-const heatOn = (h: FullHub) => Object.values(h.app.ctx.rig.sim?.snapshot().heaters ?? {}).some((p) => p > 0);
-
-async function heat(h: FullHub): Promise<boolean> {
-  h.app.ctx.supervisor.reset('fuzz');
-  const grant = h.app.ctx.supervisor.requestHeat({
-    heater: 'fryer',
-    power: 1,
-    op: 'cw.deep_fry',
-    medium: 'oil',
-    targetC: 170,
-    owner: 'fuzz',
-  });
-  if (!grant.granted) await h.app.ctx.rig.heaters.get('fryer')?.set(1);
-  for (let i = 0; i < 100 && !heatOn(h); i++) await new Promise((r) => setTimeout(r, 10));
-  return heatOn(h);
-}
-
-async function cutWithin(h: FullHub, ms: number): Promise<boolean> {
+async function cutWithin(h: FuzzTarget, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
-  while (heatOn(h)) {
+  while (await h.heatOn()) {
     if (Date.now() > end) return false;
     await new Promise((r) => setTimeout(r, 10));
   }
   return true;
 }
 
-const VIA: Record<string, (h: FullHub, token: string, kitchen: string) => Promise<unknown>> = {
+const VIA: Record<string, (h: FuzzTarget, token: string, kitchen: string) => Promise<unknown>> = {
   rest: (h, token) => h.call('POST', '/svc/v1/safety/estop', { token, body: { reason: 'fuzz' } }),
   'rest-any-body': (h, token) =>
     fetch(`${h.url}/svc/v1/safety/estop`, {
@@ -67,7 +50,7 @@ const VIA: Record<string, (h: FullHub, token: string, kitchen: string) => Promis
 };
 
 export async function stopChecks(
-  h: FullHub,
+  h: FuzzTarget,
   token: string,
   kitchen: string,
   t: Tally,
@@ -76,7 +59,7 @@ export async function stopChecks(
   const out: { via: string; heatCut: boolean }[] = [];
   for (const [via, send] of Object.entries(VIA)) {
     t.sent++;
-    if (!(await heat(h))) {
+    if (!(await h.heat())) {
       fail('stop', `${via}: could not heat the simulated fryer before the stop`);
       continue;
     }
@@ -96,6 +79,6 @@ export async function stopChecks(
     if (heatCut) t.ok++;
     else fail('stop', `${via}: heat still on 10 s after the stop`);
   }
-  h.app.ctx.supervisor.reset('fuzz');
+  await h.reset();
   return out;
 }

@@ -10,7 +10,7 @@ import WebSocket from 'ws';
 import { ROWS } from '../runtime/hub/testing/scope-table.js';
 import { authHeader, body, CONTENT_TYPES, FIELDS, fillPath, JUNK_PATHS, METHODS, type Pick, rawRequest, topic } from './fuzz-cases.js';
 import { internalErrors, mcpMessage, mcpVersionHeader } from './fuzz-mcp.js';
-import type { FullHub } from './hub-app.js';
+import type { FuzzTarget } from './fuzz-target.js';
 
 export const SURFACES = ['rest', 'raw', 'mcp', 'indexmcp', 'sse', 'websocket', 'mqtt', 'pairing', 'webhooks', 'scope', 'stop'] as const;
 export type Surface = (typeof SURFACES)[number];
@@ -39,10 +39,9 @@ export function isShed(status: number, retryAfter: string | null | undefined, bo
 /** What every operation needs: the seeded source, the hub, the tokens to try, the tallies and the failure list. */
 export interface FuzzContext {
   p: Pick;
-  /** The hub: in this process (fuzz.ts), or only its addresses for one in another process (with `tokenValid`). */
-  h: { url: string; mqttUrl: string; app?: FullHub['app'] };
-  /** Whether the hub accepts a token (default: asked of the hub in this process). */
-  tokenValid?: (token: string) => boolean;
+  h: { url: FuzzTarget['url']; mqttUrl: FuzzTarget['mqttUrl'] };
+  /** Whether the hub accepts this token (read once before the run). */
+  valid: (token: string) => boolean;
   tokens: readonly string[];
   kitchen: string;
   /** The index server's base URL (its /v1/mcp is the `indexmcp` surface). */
@@ -72,7 +71,7 @@ export async function bounded<T>(fn: (signal: AbortSignal) => Promise<T>): Promi
 
 /** One operation per surface; each sends one hostile call and tallies what came back. */
 export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void>> {
-  const { p, h, tokens, kitchen, indexUrl, bySurface, fail, tokenValid } = c;
+  const { p, h, valid, tokens, kitchen, indexUrl, bySurface, fail } = c;
   const host = new URL(h.url).host;
   /** Check one HTTP answer. */
   const judge = async (s: Surface, label: string, res: Response | 'hang', mcp = false, base = h.url) => {
@@ -318,7 +317,7 @@ export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void
         return;
       }
       const token = p.one([...tokens, '']);
-      const valid = token !== '' && (tokenValid ? tokenValid(token) : !!h.app?.ctx.tokens.verify(token));
+      const accepted = token !== '' && valid(token);
       const c = mqtt.connect(h.mqttUrl, {
         protocolVersion: p.one([4, 5] as const),
         reconnectPeriod: 0,
@@ -344,7 +343,7 @@ export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void
           return;
         }
         bySurface.mqtt.ok++;
-        if (!valid) fail('mqtt', 'a client without a valid token got in');
+        if (!accepted) fail('mqtt', 'a client without a valid token got in');
         for (let i = 0; i < 3 && c.connected; i++) {
           const tp = topic(p, kitchen);
           const qos = p.one([0, 1, 2] as const);

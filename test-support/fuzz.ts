@@ -10,11 +10,11 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import mqtt from 'mqtt';
-import { expected, MARKET_DIR, ROWS, TOKEN_SCOPES } from '../runtime/hub/testing/scope-table.js';
+import { expected, ROWS, TOKEN_SCOPES } from '../runtime/hub/testing/scope-table.js';
 import { Pick, rng } from './fuzz-cases.js';
 import { startFuzzIndex } from './fuzz-index.js';
 import { HANG_MS, type OpSurface, SURFACES, type Surface, surfaceOps, type Tally } from './fuzz-surfaces.js';
-import { type FullHub, startFullHub } from './hub-app.js';
+import { type FuzzTarget, fuzzHub, localTarget } from './fuzz-target.js';
 
 export { SURFACES, type Surface, type Tally } from './fuzz-surfaces.js';
 
@@ -43,14 +43,21 @@ export async function runFuzz(o: {
   requests: number;
   concurrency?: number;
   log?: (line: string) => void;
+  /**
+   * The hub under test; by default a full hub in this process (fuzzHub). bench/memory.bench.ts passes one in a
+   * process of its own (fuzz-target.ts), with `rss` read there.
+   */
+  target?: FuzzTarget;
+  /** The hub's RSS after forced GCs, MB; by default this process's. */
+  rss?: () => Promise<number>;
   /** Called with the running hub after each round of hostile calls (the last before RSS is measured): memory checks. */
-  inspect?: (h: FullHub, round: number) => void | Promise<void>;
+  inspect?: (h: FuzzTarget, round: number) => void | Promise<void>;
   /** Called with the running hub once the hostile calls are over, before it closes (bench/memory.bench.ts waits there). */
-  after?: (h: FullHub) => void | Promise<void>;
+  after?: (h: FuzzTarget) => void | Promise<void>;
 }): Promise<FuzzReport> {
   const p = new Pick(rng(o.seed));
-  // As the scope matrix's hub: the reference's market (quotes to order and approve) and relief coordination.
-  const h = await startFullHub({ config: { market: MARKET_DIR, relief: { coordinator: true } } });
+  const h = o.target ?? localTarget(await fuzzHub());
+  const rss = o.rss ?? (async () => rssMb());
   const index = await startFuzzIndex();
   const bySurface = Object.fromEntries(
     SURFACES.map((s) => [s, { sent: 0, ok: 0, refused: 0, server5xx: 0, notProblem: 0, hangs: 0, internal: 0 }]),
@@ -59,32 +66,37 @@ export async function runFuzz(o: {
   const fail = (s: Surface, what: string) => {
     if (failures.length < 50) failures.push(`${s}: ${what}`);
   };
-  const kitchen = h.events.hub?.kitchenId ?? 'kitchen';
-  const scoped = new Map<string | null, string | undefined>(
-    TOKEN_SCOPES.map((s) => [s, s === null ? undefined : h.token([s], 'human', `fuzz ${s}`)]),
-  );
-  const revoked = h.newToken(['read', 'cook'], 'human', 'fuzz revoked');
-  h.app.ctx.tokens.revoke('fuzz revoked');
-  const agent = h.token(['read', 'cook', 'notify', 'inventory', 'order:create'], 'agent', 'fuzz agent');
-  const admin = h.token(['admin', 'read'], 'human', 'fuzz admin');
-  const tokens = [...[...scoped.values()].filter((t): t is string => !!t), revoked.token, agent, admin, 'hth_not-a-real-token'];
+  const kitchen = h.kitchen;
+  const scoped = new Map<string | null, string | undefined>();
+  for (const s of TOKEN_SCOPES) scoped.set(s, s === null ? undefined : await h.newToken([s], 'human', `fuzz ${s}`));
+  const revoked = await h.newToken(['read', 'cook'], 'human', 'fuzz revoked');
+  await h.revoke('fuzz revoked');
+  const agent = await h.newToken(['read', 'cook', 'notify', 'inventory', 'order:create'], 'agent', 'fuzz agent');
+  const admin = await h.newToken(['admin', 'read'], 'human', 'fuzz admin');
+  const tokens = [...[...scoped.values()].filter((t): t is string => !!t), revoked, agent, admin, 'hth_not-a-real-token'];
+  const valid = new Set<string>();
+  for (const t of tokens) if (await h.tokenValid(t)) valid.add(t);
 
   // A watcher of the bus: every safety message it sees must be one the hub journalled.
   const watcher = await mqtt.connectAsync(h.mqttUrl, { protocolVersion: 5, reconnectPeriod: 0, username: 'watch', password: admin });
   let spoofsSeen = 0;
-  const journal = h.events.journal;
   watcher.on('message', (_t, payload) => {
     if (payload.length === 0) return;
     try {
       const ce = JSON.parse(payload.toString()) as { id?: string };
-      if (!ce.id || journal?.positionOf(ce.id) === undefined) spoofsSeen++;
+      if (!ce.id) spoofsSeen++;
+      else
+        void h.journalHas(ce.id).then(
+          (has) => void (has || spoofsSeen++),
+          () => spoofsSeen++,
+        );
     } catch {
       spoofsSeen++;
     }
   });
   await watcher.subscribeAsync(`svc/${kitchen}/safety/#`, { qos: 1 });
 
-  const ops = surfaceOps({ p, h, tokens, kitchen, indexUrl: index.url, bySurface, fail });
+  const ops = surfaceOps({ p, h, valid: (t) => valid.has(t), tokens, kitchen, indexUrl: index.url, bySurface, fail });
   const weights: [OpSurface, number][] = [
     ['rest', 34],
     ['raw', 6],
@@ -137,7 +149,7 @@ export async function runFuzz(o: {
   // A warm-up as large as one round (at most 5000 calls): the heap and the allocator reach the size this traffic
   // needs before RSS is read, so before/after compares like with like and what remains is what keeps growing.
   await runOps(Math.min(5000, Math.floor(o.requests / 6)));
-  const rssBeforeMb = rssMb();
+  const rssBeforeMb = await rss();
   const { stopChecks } = await import('./fuzz-stops.js');
   const rounds = Math.max(1, Math.floor(o.requests / 5000));
   for (let r = 0; r < rounds; r++) {
@@ -149,7 +161,7 @@ export async function runFuzz(o: {
   watcher.end(true);
   await o.after?.(h);
   o.log?.('closing');
-  const rssAfterMb = rssMb();
+  const rssAfterMb = await rss();
   await Promise.race([h.close(), new Promise((r) => setTimeout(r, 20_000).unref())]);
   await index.close();
   return {
@@ -165,7 +177,7 @@ export async function runFuzz(o: {
 }
 
 async function scopeMatrix(
-  h: FullHub,
+  h: FuzzTarget,
   p: Pick,
   scoped: Map<string | null, string | undefined>,
   t: Tally,
@@ -173,12 +185,12 @@ async function scopeMatrix(
   full: boolean,
 ): Promise<void> {
   await h.presence(true);
-  const pairs = ROWS.flatMap((row) => TOKEN_SCOPES.map((scope) => ({ row, scope })));
+  const pairs = ROWS.flatMap((row, i) => TOKEN_SCOPES.map((scope) => ({ row, i, scope })));
   const chosen = full ? pairs : pairs.filter(() => p.chance(0.25));
-  for (const { row, scope } of chosen) {
-    h.app.ctx.supervisor.reset('fuzz');
+  for (const { row, i, scope } of chosen) {
+    await h.reset();
     const want = expected(row.need, scope);
-    const prepared = row.setup ? await row.setup(h) : {};
+    const prepared = row.setup ? await h.setupRow(i) : {};
     const r = await h.call(row.method, prepared.path ?? row.route, {
       token: scoped.get(scope),
       ...((prepared.body ?? row.body) !== undefined ? { body: prepared.body ?? row.body } : {}),
@@ -188,7 +200,7 @@ async function scopeMatrix(
     const good = want === 'ok' ? r.status === row.ok : r.status === want;
     if (good) t.ok++;
     else fail('scope', `${row.method} ${row.route} with ${scope ?? 'no token'}: ${r.status}, expected ${want === 'ok' ? row.ok : want}`);
-    row.cleanup?.(h);
+    if (row.cleanup) await h.cleanupRow(i);
   }
-  h.app.ctx.supervisor.reset('fuzz');
+  await h.reset();
 }

@@ -56,21 +56,7 @@ export async function startFullHub(opts: { dataDir?: string; config?: Partial<He
     const { token, info } = app.ctx.tokens.create({ scopes: [...scopes], kind, name: name ?? `${kind}-${++n}` });
     return { token, id: info.id };
   };
-  const call: TestHub['call'] = async (method, path, o = {}) => {
-    const headers: Record<string, string> = { ...(o.headers ?? {}) };
-    if (o.token) headers.authorization = `Bearer ${o.token}`;
-    if (o.body !== undefined) headers['content-type'] = 'application/json';
-    if (method === 'POST' && o.key !== false) headers['idempotency-key'] = o.key ?? `test-${randomUUID()}`;
-    const res = await fetch(`${url}${path}`, { method, headers, ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}) });
-    const text = await res.text();
-    let body: Record<string, unknown> = {};
-    try {
-      body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
-    } catch {
-      body = { text };
-    }
-    return { status: res.status, body, headers: res.headers };
-  };
+  const call = httpCall(url);
   return {
     app,
     url,
@@ -92,5 +78,24 @@ export async function startFullHub(opts: { dataDir?: string; config?: Partial<He
       return done();
     },
     close: () => app.stop(),
+  };
+}
+
+/** The hub's HTTP surface as TestHub's `call`: JSON in and out, a token, a fresh idempotency key on every POST. */
+export function httpCall(url: string): TestHub['call'] {
+  return async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    if (method === 'POST' && o.key !== false) headers['idempotency-key'] = o.key ?? `test-${randomUUID()}`;
+    const res = await fetch(`${url}${path}`, { method, headers, ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}) });
+    const text = await res.text();
+    let body: Record<string, unknown> = {};
+    try {
+      body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+    } catch {
+      body = { text };
+    }
+    return { status: res.status, body, headers: res.headers };
   };
 }
