@@ -12,7 +12,7 @@ import { validate } from '../../schemas/index.js';
 import type { RecipeFacts } from '../index/entry.js';
 import { SearchIndex } from '../index/search/search.js';
 import { ApiError } from './params.js';
-import { assignCostTiers, type Json, type Row, rowOf } from './rows.js';
+import { assignCostTiers, type Json, type Row, rowOf, Strings } from './rows.js';
 import { type IngredientWordIndex, ingredientWordIndex } from './select/words.js';
 
 export class CatalogError extends Error {
@@ -163,13 +163,14 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
   const byId = new Map<string, Row>();
   const seen = new Map<string, string>();
   const docs = new Map<string, Json>();
+  const strings = new Strings();
   for (const file of files) {
     const doc = readRecipe(file);
     const id = doc.id as string;
     const before = seen.get(id);
     if (before !== undefined) throw new CatalogError(`${file}: recipe id ${id} is also used by ${relative(dir, before)}`);
     seen.set(id, file);
-    const row = rowOf(doc, rows.length);
+    const row = rowOf(doc, rows.length, strings);
     // readRecipe verified a present hash; a document without one stays in memory (nothing to check it against).
     if (typeof doc.hash === 'string') docFromFile(row, file, docs);
     rows.push(row);
