@@ -39,6 +39,13 @@ const MATCH_FUZZY = 1;
 
 type Postings = Map<number, number>;
 
+/** A built index's terms (in number order) and postings, to keep and restore without folding the texts again. */
+export interface PackedSearch {
+  terms: string[];
+  starts: Int32Array;
+  postings: Int32Array;
+}
+
 export class SearchIndex {
   /**
    * Term → its number; the postings of term n are the (doc, weight) pairs in `postings` from `starts[n]` to
@@ -52,7 +59,19 @@ export class SearchIndex {
   private readonly sortedTerms: string[];
   private readonly cache = new Map<string, Map<number, number>>();
 
-  constructor(readonly facts: readonly RecipeFacts[]) {
+  /** Build the index of `facts`, or take the one `packed` kept of the same facts (`pack()`). */
+  constructor(
+    readonly facts: readonly RecipeFacts[],
+    packed?: PackedSearch,
+  ) {
+    if (packed) {
+      this.starts = packed.starts;
+      this.postings = packed.postings;
+      for (const term of packed.terms) this.termIds.set(term, this.termIds.size);
+      this.sortedTerms = [...packed.terms].sort();
+      this.indexLengths();
+      return;
+    }
     // Tags, ingredient names and many titles repeat across a catalog: fold each distinct text once.
     const folded = new Map<string, string[]>();
     const termsOf = (text: string): string[] => {
@@ -83,11 +102,20 @@ export class SearchIndex {
     }
     this.starts[terms.size] = at;
     this.sortedTerms = [...terms.keys()].sort();
+    this.indexLengths();
+  }
+
+  private indexLengths(): void {
     for (const term of this.sortedTerms) {
       const list = this.byLength.get(term.length) ?? [];
       list.push(term);
       this.byLength.set(term.length, list);
     }
+  }
+
+  /** What restores this index over the same facts (see the constructor). */
+  pack(): PackedSearch {
+    return { terms: [...this.termIds.keys()], starts: this.starts, postings: this.postings };
   }
 
   /** doc → best score of one query word. */
