@@ -16,6 +16,7 @@ export interface RecipeApiCommandOptions {
   mcpToken?: string[];
   mcpTokensFile?: string;
   hubData?: string;
+  indexCache?: string;
 }
 
 function positive(value: string, what: string, ok: (n: number) => boolean, rule: string): number {
@@ -63,6 +64,7 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
       mcpTokens,
       ...(opts.hubData !== undefined ? { hubData: opts.hubData } : {}),
       ...(opts.certifications !== undefined ? { certificationsDir: opts.certifications } : {}),
+      ...(opts.indexCache !== undefined ? { indexCache: opts.indexCache } : {}),
       ...(rate !== undefined ? { rateLimit: { ratePerSecond: rate, burst } } : {}),
     });
   } catch (err) {
@@ -79,8 +81,10 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
   } catch (err) {
     throw new CliError(`cannot listen on ${opts.host}:${port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+  const cache = api.catalog.indexCache;
+  const how = cache === 'used' ? ', from the index cache' : cache === 'failed' ? '; the index cache could not be written' : '';
   process.stdout.write(
-    `recipe API serving ${api.catalog.rows.length} recipes from ${opts.catalog} (loaded in ${loadMs} ms) at ${address}\n`,
+    `recipe API serving ${api.catalog.rows.length} recipes from ${opts.catalog} (loaded in ${loadMs} ms${how}) at ${address}\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => {
