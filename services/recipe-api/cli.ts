@@ -1,5 +1,6 @@
 /** The implementation behind `hearth recipe-api serve`, loaded lazily by the command module. */
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { CliError } from '../../platform/cli-error.js';
 import { collectGarbageNow, keepYoungGenerationSmall } from '../../platform/young-generation.js';
 import { CatalogError } from './catalog.js';
@@ -72,8 +73,13 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
     if (err instanceof HubTokensError) throw new CliError(`--hub-data: ${err.message}`);
     throw err;
   }
-  // What the load parsed and dropped (each document, once its row is built) is given back before serving.
+  // What the load parsed and dropped (each document, once its row is built) is given back before serving. After a
+  // full load that garbage is spread over the old generation's pages: this one collection also compacts them
+  // (2,000 recipes: old generation 28 -> 19 MB, resident 5-9 MB less); a load from the index cache leaves little.
+  const full = api.catalog.indexCache !== 'used';
+  if (full) setFlagsFromString('--compact-on-every-full-gc');
   collectGarbageNow();
+  if (full) setFlagsFromString('--no-compact-on-every-full-gc');
   const loadMs = Math.round(performance.now() - started);
   let address: string;
   try {
