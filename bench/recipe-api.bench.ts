@@ -22,7 +22,7 @@ import { generateCatalog } from '../services/catalog/generate.js';
 import { buildIndex } from '../services/index/build/build.js';
 import { createIndexServer } from '../services/index/serve/server.js';
 import { loadCatalog } from '../services/recipe-api/catalog.js';
-import { type Json, rowOf } from '../services/recipe-api/rows.js';
+import { type Json, rowOf, Strings } from '../services/recipe-api/rows.js';
 import { createRecipeApi } from '../services/recipe-api/server.js';
 import { cliKind, cpuMs, rssMb, type Spawned, smapsMb, spawnServer } from './spawn-server.js';
 import { percentile, report, summarize } from './stats.js';
@@ -312,7 +312,8 @@ try {
   const docs = phase('parseJsonFast', () => texts.map((x) => parseJsonFast(x) as Json));
   phase('schema validation (precompiled when built)', () => docs.map((d) => validate.recipe(d)));
   phase('hash check (RFC 8785 + SHA-256)', () => docs.map((d) => documentHash(d)));
-  phase('rows (screens, claims, nutrition)', () => docs.map((d, i) => rowOf(d, i)));
+  const strings = new Strings();
+  phase('rows (screens, claims, nutrition)', () => docs.map((d, i) => rowOf(d, i, strings)));
   phase('whole load (loadCatalog, with the search index)', () => loadCatalog(recipes));
 
   console.log(`load average after: ${loadavg()}`);
