@@ -12,7 +12,7 @@
  * build) means a full load, after which the cache is written again (to a temporary file, then renamed).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, type Stats, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, type Stats, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import type { PackedSearch } from '../index/search/search.js';
@@ -110,6 +110,11 @@ export function writeIndexCache(file: string, key: string, rows: readonly Row[],
     renameSync(tmp, file);
     return true;
   } catch {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // nothing more to do: the cache is best effort
+    }
     return false;
   }
 }
