@@ -3,7 +3,7 @@
  * recursively for *.json). A document that is not JSON, does not validate against the recipe schema, has no
  * id, repeats an id or carries a wrong hash stops the load with its path and the reason.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { documentHash } from '../../core/hash.js';
 import { parseJsonFast } from '../../core/json-parse-fast.js';
@@ -11,8 +11,9 @@ import { packageRoot } from '../../platform/paths.js';
 import { validate } from '../../schemas/index.js';
 import type { RecipeFacts } from '../index/entry.js';
 import { SearchIndex } from '../index/search/search.js';
+import { type CachedIndex, catalogKey, fileStamp, readIndexCache, writeIndexCache } from './index-cache.js';
 import { ApiError } from './params.js';
-import { assignCostTiers, type Json, type Row, rowOf } from './rows.js';
+import { assignCostTiers, type Json, type Row, rowOf, Strings } from './rows.js';
 import { type IngredientWordIndex, ingredientWordIndex } from './select/words.js';
 
 export class CatalogError extends Error {
@@ -34,9 +35,11 @@ export interface Catalog {
   ingredientWords: IngredientWordIndex;
   devices: Map<string, Json>;
   certifications: Json[];
+  /** With an index cache: whether this load used it, or wrote it (failed: it could not be written). */
+  indexCache?: 'used' | 'written' | 'failed';
 }
 
-function walk(dir: string, out: string[], depth = 0): void {
+function walk(dir: string, out: string[], depth = 0, stats?: Stats[]): void {
   if (depth > 8) return;
   let names: string[];
   try {
@@ -48,8 +51,11 @@ function walk(dir: string, out: string[], depth = 0): void {
     if (n.startsWith('.')) continue;
     const p = join(dir, n);
     const st = statSync(p);
-    if (st.isDirectory()) walk(p, out, depth + 1);
-    else if (n.endsWith('.json')) out.push(p);
+    if (st.isDirectory()) walk(p, out, depth + 1, stats);
+    else if (n.endsWith('.json')) {
+      out.push(p);
+      stats?.push(st);
+    }
   }
 }
 
@@ -146,6 +152,44 @@ function docFromFile(row: Row, file: string, cache: Map<string, Json>): void {
 export interface LoadOptions {
   /** Folder of Certification documents to list on /api/certifications. */
   certificationsDir?: string;
+  /** A file for the index cache (index-cache.ts): used when it matches the catalog, else written after the load. */
+  indexCache?: string;
+}
+
+/** Every document read, checked and turned into its row. */
+function loadRows(dir: string, files: readonly string[], docs: Map<string, Json>): Row[] {
+  const rows: Row[] = [];
+  const seen = new Map<string, string>();
+  const strings = new Strings();
+  for (const file of files) {
+    const doc = readRecipe(file);
+    const id = doc.id as string;
+    const before = seen.get(id);
+    if (before !== undefined) throw new CatalogError(`${file}: recipe id ${id} is also used by ${relative(dir, before)}`);
+    seen.set(id, file);
+    const row = rowOf(doc, rows.length, strings);
+    // readRecipe verified a present hash; a document without one stays in memory (nothing to check it against).
+    if (typeof doc.hash === 'string') docFromFile(row, file, docs);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/**
+ * The rows of an index cache that matches the files (see index-cache.ts): each hashed document read back on
+ * demand as after a full load; a document without a hash is read and checked now, as a full load does.
+ */
+function cachedRows(cached: CachedIndex, files: readonly string[], docs: Map<string, Json>): Row[] {
+  return cached.rows.map((s, i) => {
+    const row = s as Row;
+    const path = files[i] as string;
+    if (row.hash !== '') docFromFile(row, path, docs);
+    else {
+      const doc = readRecipe(path);
+      row.doc = () => doc;
+    }
+    return row;
+  });
 }
 
 /** Load a catalog folder. Throws `CatalogError` (path and reason) on the first bad document. */
@@ -158,24 +202,22 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
   }
   if (!st.isDirectory()) throw new CatalogError(`${dir}: not a directory`);
   const files: string[] = [];
-  walk(dir, files);
-  const rows: Row[] = [];
-  const byId = new Map<string, Row>();
-  const seen = new Map<string, string>();
+  const stats: Stats[] = [];
+  walk(dir, files, 0, stats);
   const docs = new Map<string, Json>();
-  for (const file of files) {
-    const doc = readRecipe(file);
-    const id = doc.id as string;
-    const before = seen.get(id);
-    if (before !== undefined) throw new CatalogError(`${file}: recipe id ${id} is also used by ${relative(dir, before)}`);
-    seen.set(id, file);
-    const row = rowOf(doc, rows.length);
-    // readRecipe verified a present hash; a document without one stays in memory (nothing to check it against).
-    if (typeof doc.hash === 'string') docFromFile(row, file, docs);
-    rows.push(row);
-    byId.set(id, row);
-  }
+  const key =
+    opts.indexCache !== undefined
+      ? catalogKey(
+          dir,
+          files.map((f, i) => fileStamp(f, stats[i] as Stats)),
+        )
+      : '';
+  let cached = opts.indexCache !== undefined ? readIndexCache(opts.indexCache, key) : undefined;
+  if (cached && cached.rows.length !== files.length) cached = undefined;
+  const rows = cached ? cachedRows(cached, files, docs) : loadRows(dir, files, docs);
   if (rows.length === 0) throw new CatalogError(`${dir}: no recipe documents (*.json) found`);
+  const byId = new Map<string, Row>();
+  for (const r of rows) byId.set(r.id, r);
   const costTiers = assignCostTiers(rows);
   const ingredients = new Map<string, Row[]>();
   for (const r of rows) {
@@ -189,12 +231,15 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
     dir,
     rows,
     byId,
-    search: new SearchIndex(rows.map(factsOf)),
+    search: new SearchIndex(rows.map(factsOf), cached?.search),
     ingredients,
     ingredientWords: ingredientWordIndex(rows),
     devices: loadDevices(),
     certifications: loadCertifications(opts.certificationsDir),
   };
   if (costTiers) cat.costTiers = costTiers;
+  if (cached) cat.indexCache = 'used';
+  else if (opts.indexCache !== undefined)
+    cat.indexCache = writeIndexCache(opts.indexCache, key, rows, cat.search.pack()) ? 'written' : 'failed';
   return cat;
 }

@@ -1,5 +1,6 @@
 /** The implementation behind `hearth recipe-api serve`, loaded lazily by the command module. */
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { CliError } from '../../platform/cli-error.js';
 import { collectGarbageNow, keepYoungGenerationSmall } from '../../platform/young-generation.js';
 import { CatalogError } from './catalog.js';
@@ -16,6 +17,7 @@ export interface RecipeApiCommandOptions {
   mcpToken?: string[];
   mcpTokensFile?: string;
   hubData?: string;
+  indexCache?: string;
 }
 
 function positive(value: string, what: string, ok: (n: number) => boolean, rule: string): number {
@@ -63,6 +65,7 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
       mcpTokens,
       ...(opts.hubData !== undefined ? { hubData: opts.hubData } : {}),
       ...(opts.certifications !== undefined ? { certificationsDir: opts.certifications } : {}),
+      ...(opts.indexCache !== undefined ? { indexCache: opts.indexCache } : {}),
       ...(rate !== undefined ? { rateLimit: { ratePerSecond: rate, burst } } : {}),
     });
   } catch (err) {
@@ -70,8 +73,13 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
     if (err instanceof HubTokensError) throw new CliError(`--hub-data: ${err.message}`);
     throw err;
   }
-  // What the load parsed and dropped (each document, once its row is built) is given back before serving.
+  // What the load parsed and dropped (each document, once its row is built) is given back before serving. After a
+  // full load that garbage is spread over the old generation's pages: this one collection also compacts them
+  // (2,000 recipes: old generation 28 -> 19 MB, resident 5-9 MB less); a load from the index cache leaves little.
+  const full = api.catalog.indexCache !== 'used';
+  if (full) setFlagsFromString('--compact-on-every-full-gc');
   collectGarbageNow();
+  if (full) setFlagsFromString('--no-compact-on-every-full-gc');
   const loadMs = Math.round(performance.now() - started);
   let address: string;
   try {
@@ -79,8 +87,10 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
   } catch (err) {
     throw new CliError(`cannot listen on ${opts.host}:${port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+  const cache = api.catalog.indexCache;
+  const how = cache === 'used' ? ', from the index cache' : cache === 'failed' ? '; the index cache could not be written' : '';
   process.stdout.write(
-    `recipe API serving ${api.catalog.rows.length} recipes from ${opts.catalog} (loaded in ${loadMs} ms) at ${address}\n`,
+    `recipe API serving ${api.catalog.rows.length} recipes from ${opts.catalog} (loaded in ${loadMs} ms${how}) at ${address}\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => {

@@ -104,6 +104,51 @@ export interface Row {
   hasImage: boolean;
 }
 
+/**
+ * One copy of each repeated text, shared by every row of a catalog. JSON.parse gives each document its own copy
+ * of "onion", "g", "ingredients" or a claim's ruleset, and the rows outlive the documents; 2,000 recipes held
+ * most of their row memory in such copies. Words of an ingredient name are shared the same way (by name).
+ */
+export class Strings {
+  private readonly texts = new Map<string, string>();
+  private readonly words = new Map<string, string[]>();
+  private readonly lists = new Map<string, string[]>();
+
+  /** The catalog's copy of `s`. */
+  of(s: string): string;
+  of(s: string | undefined): string | undefined;
+  of(s: string | undefined): string | undefined {
+    if (s === undefined) return undefined;
+    const have = this.texts.get(s);
+    if (have !== undefined) return have;
+    this.texts.set(s, s);
+    return s;
+  }
+
+  /** The catalog's copy of a list of texts (shared between rows: never mutated). */
+  list(items: string[]): string[] {
+    if (items.length === 0) return EMPTY;
+    const key = items.join('\u0000');
+    const have = this.lists.get(key);
+    if (have !== undefined) return have;
+    const out = items.map((x) => this.of(x));
+    this.lists.set(key, out);
+    return out;
+  }
+
+  /** The folded words of an ingredient name, one array per distinct name. */
+  wordsOf(name: string): string[] {
+    let w = this.words.get(name);
+    if (w === undefined) {
+      w = this.list([...wordsOf([name])]);
+      this.words.set(name, w);
+    }
+    return w;
+  }
+}
+
+const EMPTY: string[] = [];
+
 const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -147,25 +192,25 @@ function minutes(d: unknown): number | undefined {
   return s === undefined ? undefined : Math.round(s / 60);
 }
 
-function ingredientOf(v: unknown): Ingredient | undefined {
+function ingredientOf(v: unknown, t: Strings): Ingredient | undefined {
   const i = obj(v);
   const ref = str(i?.ref) ?? str(i?.ingredientId)?.replace(/^cw\.ing\./, '');
   if (!i || !ref) return undefined;
   const id = str(i.ingredientId)?.replace(/^cw\.ing\./, '');
-  const base = (id ?? ref).replace(/_\d+$/, '').replace(/_/g, ' ');
+  const base = t.of((id ?? ref).replace(/_\d+$/, '').replace(/_/g, ' '));
   const qty = obj(i.qty);
   const display = obj(i.display);
-  const out: Ingredient = { ref, name: base, words: [...wordsOf([base])] };
+  const out: Ingredient = { ref: t.of(ref), name: base, words: t.wordsOf(base) };
   const value = num(qty?.value);
   if (value !== undefined) out.qty = value;
   const unit = str(qty?.unit);
-  if (unit !== undefined) out.unit = unit;
+  if (unit !== undefined) out.unit = t.of(unit);
   const en = str(display?.en);
-  if (en !== undefined) out.display = en;
+  if (en !== undefined) out.display = t.of(en);
   return out;
 }
 
-function claimsOf(safety: Json | undefined): { reviewed: boolean; claims: Map<string, Claim> } {
+function claimsOf(safety: Json | undefined, t: Strings): { reviewed: boolean; claims: Map<string, Claim> } {
   const list = safety?.dietary;
   const claims = new Map<string, Claim>();
   if (!Array.isArray(list)) return { reviewed: false, claims };
@@ -173,20 +218,20 @@ function claimsOf(safety: Json | undefined): { reviewed: boolean; claims: Map<st
     const o = obj(c);
     const claim = str(o?.claim);
     if (!o || !claim) continue;
-    const out: Claim = { claim, basis: str(o.basis) ?? 'unstated' };
-    if (str(o.note) !== undefined) out.note = o.note as string;
-    if (str(o.ruleset) !== undefined) out.ruleset = o.ruleset as string;
-    claims.set(claim, out);
+    const out: Claim = { claim: t.of(claim), basis: t.of(str(o.basis) ?? 'unstated') };
+    if (str(o.note) !== undefined) out.note = t.of(o.note as string);
+    if (str(o.ruleset) !== undefined) out.ruleset = t.of(o.ruleset as string);
+    claims.set(out.claim, out);
   }
   return { reviewed: true, claims };
 }
 
-function allergenInfo(safety: Json | undefined, s: Screened, reviewed: boolean): AllergenInfo {
+function allergenInfo(safety: Json | undefined, s: Screened, reviewed: boolean, t: Strings): AllergenInfo {
   const a = obj(safety?.allergens);
-  const declared = strs(a?.eu14);
-  const named = allergensInNames(s.ingredientWords).filter((x) => !declared.includes(x));
-  const compounds = compoundItems(s.ingredientWords);
-  const contains = [...declared, ...named];
+  const declared = t.list(strs(a?.eu14));
+  const named = t.list(allergensInNames(s.ingredientWords).filter((x) => !declared.includes(x)));
+  const compounds = t.list(compoundItems(s.ingredientWords));
+  const contains = t.list([...declared, ...named]);
   const info = (status: AllergenInfo['status'], note: string): AllergenInfo => ({
     status,
     contains,
@@ -229,14 +274,16 @@ function nutritionOf(doc: Json): Nutrition | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
-/** Derive the row of one validated recipe document. */
-export function rowOf(doc: Json, idx: number): Row {
+/** Derive the row of one validated recipe document (`t`: the catalog's shared texts). */
+export function rowOf(doc: Json, idx: number, t: Strings = new Strings()): Row {
   const dish = obj(doc.dish) ?? {};
   const safety = obj(doc.safety);
   const process = obj(doc.process) ?? {};
   const titles: Record<string, string> = {};
-  for (const [k, v] of Object.entries(obj(dish.names) ?? obj(doc.title) ?? {})) if (typeof v === 'string') titles[k] = v;
-  const ingredients = (Array.isArray(doc.ingredients) ? doc.ingredients : []).map(ingredientOf).filter((x): x is Ingredient => !!x);
+  for (const [k, v] of Object.entries(obj(dish.names) ?? obj(doc.title) ?? {})) if (typeof v === 'string') titles[t.of(k)] = v;
+  const ingredients = (Array.isArray(doc.ingredients) ? doc.ingredients : [])
+    .map((i) => ingredientOf(i, t))
+    .filter((x): x is Ingredient => !!x);
   const screened: Screened = {
     ingredientWords: wordsOf(ingredients.map((i) => i.name)),
     titleWords: wordsOf([titles.en ?? Object.values(titles)[0] ?? '']),
@@ -247,9 +294,9 @@ export function rowOf(doc: Json, idx: number): Row {
     const op = str(o?.op);
     if (!o || !id || !op) return [];
     const hint = str(obj(o.params)?.opHint);
-    return [{ id, op: op === 'cw.op.legacy_step' && hint ? hint : op }];
+    return [{ id: t.of(id), op: t.of(op === 'cw.op.legacy_step' && hint ? hint : op) }];
   });
-  const ops = [...new Set(nodeOps.map((n) => n.op))];
+  const ops = t.list([...new Set(nodeOps.map((n) => n.op))]);
   const methods = [...new Set(ops.map((o) => METHOD_OF[o]).filter((m): m is string => !!m))];
   const heat = methods.some((m) => !NOT_HEAT.has(m));
   const cold = methods.some((m) => COLD_METHODS.has(m));
@@ -258,7 +305,7 @@ export function rowOf(doc: Json, idx: number): Row {
   const servings = num(obj(doc.yield)?.servings);
   const totalMin = minutes(process.totalTime ?? doc.totalTime);
   const prepMin = minutes(process.activeTime);
-  const { reviewed, claims } = claimsOf(safety);
+  const { reviewed, claims } = claimsOf(safety, t);
   const nutrition = nutritionOf(doc);
   const costTotal = num(obj(doc.cost)?.total);
   const source = obj(doc.source);
@@ -271,24 +318,24 @@ export function rowOf(doc: Json, idx: number): Row {
     const conflicts = claimConflicts(c.claim, screened);
     if (conflicts.length) heldBack.push({ claim: c.claim, conflicts });
   }
-  const info = allergenInfo(safety, screened, reviewed);
+  const info = allergenInfo(safety, screened, reviewed, t);
   const kidsRecipe = obj(doc['x-kids']);
   const row: Row = {
     idx,
     id: doc.id as string,
     hash: str(doc.hash) ?? '',
-    level: str(obj(doc.verification)?.level) ?? str(doc.level) ?? 'V0',
+    level: t.of(str(obj(doc.verification)?.level) ?? str(doc.level) ?? 'V0'),
     doc: () => doc,
     titles,
-    cuisine: strs(dish.cuisine),
-    tags: strs(dish.tags),
+    cuisine: t.list(strs(dish.cuisine)),
+    tags: t.list(strs(dish.tags)),
     ingredients,
     screened,
     nodeOps,
     ops,
-    methods,
+    methods: t.list(methods),
     style,
-    equipment: (Array.isArray(doc.equipment) ? doc.equipment : []).map((e) => str(obj(e)?.ref)).filter((x): x is string => !!x),
+    equipment: t.list((Array.isArray(doc.equipment) ? doc.equipment : []).map((e) => str(obj(e)?.ref)).filter((x): x is string => !!x)),
     factsOnly: doc['x-cookwala-text'] === 'facts',
     reviewed,
     claims,
@@ -305,8 +352,8 @@ export function rowOf(doc: Json, idx: number): Row {
     hasNotes: ['notes', 'history', 'tips', 'background'].some((k) => en[k] !== undefined),
     hasImage: Array.isArray(dish.images) && dish.images.length > 0,
   };
-  if (str(dish.course)) row.course = dish.course as string;
-  if (str(dish.difficulty)) row.difficulty = dish.difficulty as string;
+  if (str(dish.course)) row.course = t.of(dish.course as string);
+  if (str(dish.difficulty)) row.difficulty = t.of(dish.difficulty as string);
   if (servings !== undefined) row.servings = servings;
   if (totalMin !== undefined) row.totalMin = totalMin;
   if (prepMin !== undefined) row.prepMin = prepMin;
@@ -316,10 +363,10 @@ export function rowOf(doc: Json, idx: number): Row {
     row.costTotal = costTotal;
     row.costPerServing = Math.round((costTotal / (servings && servings > 0 ? servings : 1)) * 100) / 100;
   }
-  if (str(source?.collection)) row.collection = source?.collection as string;
-  if (str(source?.name)) row.sourceName = source?.name as string;
+  if (str(source?.collection)) row.collection = t.of(source?.collection as string);
+  if (str(source?.name)) row.sourceName = t.of(source?.name as string);
   if (str(source?.url)) row.sourceUrl = source?.url as string;
-  if (str(doc.license)) row.license = doc.license as string;
+  if (str(doc.license)) row.license = t.of(doc.license as string);
   if (kidsRecipe) row.kidsRecipe = kidsRecipe;
   if (videoUrl) row.videoUrl = videoUrl;
   return row;

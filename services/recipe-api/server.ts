@@ -4,7 +4,8 @@
  * optional per-IP limiter (off by default) answers 429 with Retry-After. /api/openapi.json is generated from
  * the same route table that serves the requests.
  */
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { createRequire } from 'node:module';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { type AjvRecipe, ajvFor, validatorOf } from '../../platform/prebuilt-validators.js';
 import { RateLimiter } from '../index/serve/rate-limit.js';
 import { type Catalog, type LoadOptions, loadCatalog } from './catalog.js';
@@ -53,6 +54,21 @@ export function bodyValidators(): Map<string, ReturnType<typeof validatorOf>> {
   return out;
 }
 
+const require = createRequire(import.meta.url);
+
+/**
+ * Fastify's compiler factories, handed over so that fastify does not load its own at construction
+ * (@fastify/ajv-compiler loads ajv: ~120 ms of a cold start and its code in the heap). No route here declares a
+ * schema (the bodies are checked by the prebuilt validators above), so neither is ever called; if one were, the
+ * library is loaded then and compiles as fastify would have.
+ */
+const COMPILERS = {
+  buildValidator: (external: unknown, options: unknown) =>
+    (require('@fastify/ajv-compiler') as () => (e: unknown, o: unknown) => unknown)()(external, options),
+  buildSerializer: (external: unknown, options: unknown) =>
+    (require('@fastify/fast-json-stringify-compiler') as () => (e: unknown, o: unknown) => unknown)()(external, options),
+};
+
 function send(reply: FastifyReply, status: number, error: string, detail: string) {
   return reply.code(status).type('application/json').send({ error, detail });
 }
@@ -67,6 +83,8 @@ export function createRecipeApi(opts: RecipeApiOptions): RecipeApi {
   catalogOrder(catalog.rows, 'name', false);
   const hub: HubTokens | undefined = opts.hubData !== undefined ? openHubTokens(opts.hubData) : undefined;
   const app = Fastify({
+    // Fastify's types describe its own ajv compilers; ours have the shape fastify calls (see COMPILERS).
+    schemaController: { compilersFactory: COMPILERS } as unknown as FastifyServerOptions['schemaController'],
     logger: opts.logger ?? false,
     bodyLimit: 1024 * 1024,
     forceCloseConnections: true,

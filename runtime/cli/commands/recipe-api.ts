@@ -23,6 +23,10 @@ export const registerRecipeApi: RegisterCommand = (program) => {
       '--hub-data <dir>',
       "a hub's data directory (or its hearth.db): tokens that hub issued, by pairing or `hearth token create`, open /mcp",
     )
+    .option(
+      '--index-cache <file>',
+      'keep the checked catalog in this file: a later start over the same unchanged files skips reading, checking and hashing them',
+    )
     .action(async (opts) => {
       const { runRecipeApi } = await import('../../../services/recipe-api/cli.js');
       await runRecipeApi(opts);

@@ -286,12 +286,14 @@ export function nameRanks(all: readonly Row[]): Int32Array {
   let rank = ranks.get(all);
   if (rank !== undefined) return rank;
   const title = (r: Row) => r.titles.en ?? r.id;
-  const sorted = [...all].sort((a, b) => title(a).localeCompare(title(b)));
+  // localeCompare(x) is `new Intl.Collator().compare`; one collator for the whole sort costs a fifth of the time.
+  const collator = new Intl.Collator();
+  const sorted = [...all].sort((a, b) => collator.compare(title(a), title(b)));
   rank = new Int32Array(all.length);
   sorted.forEach((r, i) => {
     const prev = sorted[i - 1];
     (rank as Int32Array)[r.idx] =
-      prev !== undefined && title(prev).localeCompare(title(r)) === 0 ? ((rank as Int32Array)[prev.idx] as number) : i;
+      prev !== undefined && collator.compare(title(prev), title(r)) === 0 ? ((rank as Int32Array)[prev.idx] as number) : i;
   });
   ranks.set(all, rank);
   return rank;

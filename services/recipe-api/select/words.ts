@@ -13,14 +13,14 @@ export function singular(w: string): string {
   return w;
 }
 
-const singulars = new WeakMap<Row['ingredients'][number], Set<string>>();
+const singulars = new WeakMap<readonly string[], Set<string>>();
 
-/** The singular words of one ingredient name (computed once per ingredient). */
+/** The singular words of one ingredient name (computed once per word list, which rows share by name). */
 export function singularWords(i: Row['ingredients'][number]): Set<string> {
-  let set = singulars.get(i);
+  let set = singulars.get(i.words);
   if (set === undefined) {
     set = new Set(i.words.map(singular));
-    singulars.set(i, set);
+    singulars.set(i.words, set);
   }
   return set;
 }

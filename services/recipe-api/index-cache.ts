@@ -1,0 +1,120 @@
+/**
+ * The recipe API's index cache (`hearth recipe-api serve --index-cache FILE`): the rows a full load derived
+ * from a catalog, kept in one file so that the next start over the same, unchanged files neither reads, parses,
+ * validates nor hashes 2,000 documents again (that is most of a start; docs/recipe-api.md has the figures).
+ *
+ * Trust: the cache is used only when every catalog file has the same path, size, inode, modification and
+ * status-change time as when the cache was written (the status-change time moves on every write and cannot be
+ * set back by a user, so a file edited in place, even with its modification time restored, invalidates it), and
+ * only by the same hearth build (the compiled files that derive rows, by size and modification time) and V8. A
+ * recipe's document is still read back from its file and checked against the hash verified when its row was
+ * built whenever a view needs it (catalog.ts). Anything else (missing, unreadable, damaged, another catalog or
+ * build) means a full load, after which the cache is written again (to a temporary file, then renamed).
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, type Stats, statSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { deserialize, serialize } from 'node:v8';
+import type { PackedSearch } from '../index/search/search.js';
+import type { Row } from './rows.js';
+
+/** Bumped whenever what is stored changes shape. */
+const FORMAT = 1;
+
+/** The modules whose code decides what a row holds (compiled .js beside this one, or the .ts sources). */
+const DERIVING = [
+  './index-cache',
+  './catalog',
+  './rows',
+  './select/screens',
+  '../../safety/duration',
+  '../index/search/text',
+  '../index/search/search',
+];
+
+function codeStamp(): string {
+  const parts: string[] = [String(FORMAT), process.versions.v8];
+  for (const m of DERIVING) {
+    let st: Stats | undefined;
+    for (const ext of ['.js', '.ts']) {
+      try {
+        st = statSync(fileURLToPath(new URL(`${m}${ext}`, import.meta.url)));
+        break;
+      } catch {
+        // try the other extension
+      }
+    }
+    parts.push(st ? `${m}:${st.size}:${st.mtimeMs}` : `${m}:missing`);
+  }
+  return parts.join('|');
+}
+
+/** What identifies one catalog file's content without reading it. */
+export function fileStamp(path: string, st: Stats): string {
+  return `${path}\u0000${st.size}\u0000${st.ino}\u0000${st.mtimeMs}\u0000${st.ctimeMs}`;
+}
+
+/** The key of a catalog: its folder, every file's stamp (in load order) and the code that derives rows. */
+export function catalogKey(dir: string, stamps: readonly string[]): string {
+  const h = createHash('sha256').update(codeStamp()).update('\u0000').update(dir);
+  for (const s of stamps) h.update('\u0001').update(s);
+  return h.digest('hex');
+}
+
+/** A row as stored: everything but the reader of its document. */
+export type StoredRow = Omit<Row, 'doc'>;
+
+/** What the cache holds besides its key: the rows and the search index built over them. */
+export interface CachedIndex {
+  rows: StoredRow[];
+  search: PackedSearch;
+}
+
+interface Stored extends CachedIndex {
+  format: number;
+  key: string;
+}
+
+/** The stored index when `file` holds the cache of exactly this key; undefined otherwise (never throws). */
+export function readIndexCache(file: string, key: string): CachedIndex | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stored = deserialize(bytes) as Partial<Stored>;
+    if (stored?.format !== FORMAT || stored.key !== key || !Array.isArray(stored.rows) || !stored.search) return undefined;
+    return { rows: stored.rows, search: stored.search };
+  } catch {
+    // Damaged or foreign: a full load writes it again.
+    return undefined;
+  }
+}
+
+/** Write the cache of `key` (best effort: a read-only place only costs the next start a full load). */
+export function writeIndexCache(file: string, key: string, rows: readonly Row[], search: PackedSearch): boolean {
+  const stored: Stored = {
+    format: FORMAT,
+    key,
+    search,
+    rows: rows.map((r) => {
+      const { doc: _doc, ...rest } = r;
+      return rest;
+    }),
+  };
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, serialize(stored), { mode: 0o600 });
+    renameSync(tmp, file);
+    return true;
+  } catch {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // nothing more to do: the cache is best effort
+    }
+    return false;
+  }
+}
