@@ -8,13 +8,14 @@
  * It then records the stall in shared memory; when the main thread runs again it sees the record and latches
  * a `watchdog` trip. Outputs the worker cannot reach (a serial appliance) rely on the appliance's own timeout.
  *
- * The worker runs only while heat can be on. A worker thread is a whole Node environment (about 11 MB resident on
- * Node 20, 13.5 MB on Node 24), and with every output off it has nothing to cut (it latches a stall only when it
- * switched something off). So the supervisor arms it synchronously before the first grant that switches a heater
- * on (arm(): the worker is created already watching and the heartbeat starts in the same turn, so a loop that
- * stalls right after the grant is still cut once the worker's own thread has booted, ~50 ms, without the main
- * thread's help), and disarms it (the thread is terminated, its memory returned) once every output has been off
- * with no lease for a while. During the worker's boot the heat guard's lease covers a frozen process anyway.
+ * The worker runs only while heat can be on. A worker thread is a whole Node environment (about 11 MB resident
+ * on Node 20, 13.5 MB on Node 24), and with every output off it has nothing to cut (it latches a stall only when
+ * it switched something off). So the supervisor arms it synchronously before a grant switches a heater on
+ * (arm(): the worker is created already watching and the heartbeat starts in the same turn, so a loop that
+ * stalls right after the grant is still cut once the worker's own thread has booted, without the main thread's
+ * help), and disarms it (the thread is terminated, most of its memory returned) once every output has been off
+ * with no lease for a while (WatchdogArming below). The heat guard's lease covers a frozen process during the
+ * worker's boot in any case.
  */
 import { Worker } from 'node:worker_threads';
 import type { Rig } from '../../drivers/types.js';
