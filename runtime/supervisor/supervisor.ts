@@ -170,6 +170,7 @@ class SupervisorImpl implements Supervisor {
     const unarmed = this.arming.arm();
     if (unarmed) {
       this.leases.delete(h.id);
+      h.off();
       return refuse(`the loop watchdog could not start: ${unarmed}`, grant);
     }
     if (h.power !== power) {
