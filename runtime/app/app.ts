@@ -148,8 +148,6 @@ export class App {
         ...opts.supervisor,
       });
       supervisor = s;
-      // Its watchdog's thread comes up while the features start; it watches from the supervisor's start.
-      s.watchdog?.prepare();
       // The heat guard cut the lines (a late lease renewal with heat on): the trip names it or the loop watchdog,
       // whichever cut first. The guard died: latch at once.
       guard?.onTrip(({ lateMs, heaters, cutAt }) =>

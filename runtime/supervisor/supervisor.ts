@@ -17,7 +17,7 @@ import { FirstCut, type ReportedCut } from './first-cut.js';
 import { reviewLimitChange } from './limit-change.js';
 import { emitTelemetry, readSensors } from './sampling.js';
 import type { HeatGrant, HeatRequest, SafetySupervisor, SafetyTrip, StopOrigin, SupervisorStatus, TripReason } from './types.js';
-import { loopWatchdog, type Watchdog } from './watchdog.js';
+import { loopWatchdog, type Watchdog, WatchdogArming } from './watchdog.js';
 
 export interface SupervisorContext {
   rig: Rig;
@@ -34,6 +34,8 @@ export interface SupervisorContext {
   checks?: Partial<CheckParams>;
   /** Watchdog: real-time stall threshold in ms (default 200), or false on rigs without reachable outputs. */
   watchdogStallMs?: number;
+  /** Clock ms with every heater off and no lease after which the watchdog's thread is stopped (default 60000). */
+  watchdogIdleMs?: number;
   /** How a heater's wire stands as its holder (the heat guard) reports it: `cut` makes status say it is off. */
   wire?: (heater: string) => 'on' | 'off' | 'cut' | undefined;
 }
@@ -85,6 +87,7 @@ class SupervisorImpl implements Supervisor {
   private unwatchEstop?: () => void;
   private estopPressed = false;
   readonly watchdog?: Watchdog;
+  private readonly arming: WatchdogArming;
   private readonly cuts = new FirstCut(
     (t) => this.latch({ reason: 'watchdog', ...t, action: 'stop_all' }),
     () => this.watchdog?.poll(),
@@ -95,7 +98,9 @@ class SupervisorImpl implements Supervisor {
     this.leaseMs = ctx.leaseMs ?? 3000;
     this.limitSets = [...ctx.limits];
     this.checks = new SampleChecks(ctx.rig.sensors, { ...CHECK_DEFAULTS, ...ctx.checks }, ctx.clock.now());
-    this.watchdog = loopWatchdog(ctx.rig, ctx.watchdogStallMs, (cut) => this.reportCut(cut));
+    const failed = (err: Error) => this.cutAll('watchdog', `the loop watchdog's thread failed (${err.message}): all heat cut`);
+    this.watchdog = loopWatchdog(ctx.rig, ctx.watchdogStallMs, (cut) => this.reportCut(cut), failed);
+    this.arming = new WatchdogArming(this.watchdog, ctx.watchdogIdleMs ?? 60_000);
   }
 
   private log(entry: Record<string, unknown>): void {
@@ -161,6 +166,13 @@ class SupervisorImpl implements Supervisor {
       recipeMaxC: req.recipeMaxC,
       targetC,
     });
+    // The loop watchdog runs only while heat can be on: it watches before this output goes on.
+    const unarmed = this.arming.arm();
+    if (unarmed) {
+      this.leases.delete(h.id);
+      h.off();
+      return refuse(`the loop watchdog could not start: ${unarmed}`, grant);
+    }
     if (h.power !== power) {
       h.set(power).catch((err: unknown) => {
         h.off();
@@ -363,12 +375,12 @@ class SupervisorImpl implements Supervisor {
       this.unwatchEstop = this.ctx.rig.estop.watch((pressed) => this.onEstop(pressed));
       this.onEstop(await this.ctx.rig.estop.read());
     }
-    await this.watchdog?.start();
     const staleMs = this.ctx.checks?.staleMs ?? CHECK_DEFAULTS.staleMs;
     this.interval = this.ctx.clock.setInterval(() => {
       const now = this.ctx.clock.now();
       // Leases fall off on time even when a sensor read hangs and the sample below cannot run.
       this.expireLeases(now);
+      this.arming.idle(now, this.leases.size > 0 || [...this.ctx.rig.heaters.values()].some((h) => h.power !== 0));
       if (this.sampling && now - this.sampleStartedAt > staleMs) {
         this.latch({
           reason: 'stale_reading',

@@ -7,6 +7,15 @@
  *     file, which holds the wire level because outputs are exported without kernel inversion.
  * It then records the stall in shared memory; when the main thread runs again it sees the record and latches
  * a `watchdog` trip. Outputs the worker cannot reach (a serial appliance) rely on the appliance's own timeout.
+ *
+ * The worker runs only while heat can be on. A worker thread is a whole Node environment (about 11 MB resident
+ * on Node 20, 13.5 MB on Node 24), and with every output off it has nothing to cut (it latches a stall only when
+ * it switched something off). So the supervisor arms it synchronously before a grant switches a heater on
+ * (arm(): the worker is created already watching and the heartbeat starts in the same turn, so a loop that
+ * stalls right after the grant is still cut once the worker's own thread has booted, without the main thread's
+ * help), and disarms it (the thread is terminated, most of its memory returned) once every output has been off
+ * with no lease for a while (WatchdogArming below). The heat guard's lease covers a frozen process during the
+ * worker's boot in any case.
  */
 import { Worker } from 'node:worker_threads';
 import type { Rig } from '../../drivers/types.js';
@@ -16,9 +25,9 @@ import type { ReportedCut } from './first-cut.js';
 
 /** Control block layout (Int32 slots, then Float64 slots). */
 const HEARTBEAT = 0;
-const STOP = 1;
+const GEN = 1; // the generation allowed to run: a worker whose own generation it no longer is stops
 const FIRED = 2;
-const GO = 3; // set by start(): a worker prepared ahead waits for it before it watches
+const GO = 3; // set by arm(): a worker prepared ahead waits for it before it watches
 const F64_STALL_MS = 2; // Float64 index (bytes 16..23)
 const F64_OFF_AT = 3; // Float64 index (bytes 24..31): epoch ms (fractional) when outputs were forced off
 
@@ -54,13 +63,14 @@ function forceOff() {
   }
   return switched;
 }
-// Prepared ahead of start (prepare()), the worker waits here: it watches only once the heartbeat runs.
-while (Atomics.load(ctl, ${GO}) === 0 && Atomics.load(ctl, ${STOP}) === 0) Atomics.wait(ctl, ${GO}, 0, 1000);
+const gen = workerData.gen;
+// Prepared ahead of arming (prepare()), the worker waits here: it watches only once the heartbeat runs.
+while (Atomics.load(ctl, ${GO}) === 0 && Atomics.load(ctl, ${GEN}) === gen) Atomics.wait(ctl, ${GO}, 0, 1000);
 let last = Atomics.load(ctl, ${HEARTBEAT});
 let lastChange = clock();
 let firedThisStall = false;
-while (Atomics.load(ctl, ${STOP}) === 0) {
-  Atomics.wait(ctl, ${STOP}, 0, workerData.pollMs);
+while (Atomics.load(ctl, ${GEN}) === gen) {
+  Atomics.wait(ctl, ${GEN}, gen, workerData.pollMs);
   const hb = Atomics.load(ctl, ${HEARTBEAT});
   const now = clock();
   if (hb !== last) { last = hb; lastChange = now; firedThisStall = false; continue; }
@@ -86,17 +96,29 @@ export interface WatchdogOptions {
   beatMs?: number;
   /** Called on the main thread once it runs again after the worker forced outputs off. */
   onFired: (info: { stallMs: number; offAt: number }) => void;
+  /** The worker thread failed (it could not start, or died) while armed: nothing watches the loop any more. */
+  onFailed?: (err: Error) => void;
 }
 
 export interface Watchdog {
   /**
-   * Start the worker thread now without watching yet (it waits for start()), so its start-up (~50 ms of a
-   * thread's own isolate) overlaps what the caller does next; start() then only waits for it to be online.
+   * Start the worker thread now without watching yet (it waits for arm()), so its start-up (~50 ms of a
+   * thread's own isolate) overlaps what the caller does next. Opt-in: nothing prepares by default.
    * The prepared thread never keeps the process alive.
    */
   prepare(): void;
-  /** Watch from now on: the worker is online and the heartbeat runs when this resolves. */
+  /**
+   * Watch from now on, synchronously and idempotently: a worker that is not running is created already
+   * watching, and the heartbeat starts. The worker boots on its own thread, so a loop that stalls right
+   * after arm() is still cut (stallMs after the worker's boot).
+   */
+  arm(): void;
+  /** Whether a worker thread exists (armed or prepared). */
+  readonly running: boolean;
+  /** arm(), then wait until the worker is online (it keeps the process alive while it boots). */
   start(): Promise<void>;
+  /** Stop watching and terminate the worker so its memory goes back; a stall it cut before is reported first. */
+  disarm(): void;
   stop(): Promise<void>;
   /** Report a stall the worker has cut now (onFired), rather than at the next heartbeat. */
   poll(): void;
@@ -111,7 +133,9 @@ export function createWatchdog(o: WatchdogOptions): Watchdog {
   const f64 = new Float64Array(control);
   const stallMs = o.stallMs ?? 150;
   const beatMs = o.beatMs ?? 25;
+  const targets = o.targets.filter((t) => t.kind !== 'none');
   let worker: Worker | undefined;
+  let online: Promise<void> | undefined;
   let beat: NodeJS.Timeout | undefined;
   let seen = 0;
 
@@ -123,14 +147,11 @@ export function createWatchdog(o: WatchdogOptions): Watchdog {
     }
   };
 
-  let online: Promise<void> | undefined;
-
-  const prepare = () => {
+  const spawn = () => {
     if (worker) return;
-    const targets = o.targets.filter((t) => t.kind !== 'none');
     const w = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { control, targets, stallMs, pollMs: Math.max(5, Math.floor(beatMs / 2)) },
+      workerData: { control, targets, stallMs, pollMs: Math.max(5, Math.floor(beatMs / 2)), gen: Atomics.load(ctl, GEN) },
       // The worker needs no loader hooks; keep it from inheriting the parent's (tsx) flags.
       execArgv: [],
     });
@@ -140,38 +161,70 @@ export function createWatchdog(o: WatchdogOptions): Watchdog {
       w.once('error', reject);
     });
     online.catch(() => {}); // start() reports it
+    const failed = (err: Error) => {
+      if (worker !== w) return; // stopped on purpose
+      halt();
+      o.onFailed?.(err);
+    };
+    w.on('error', failed);
+    w.once('exit', (code) => failed(new Error(`the loop watchdog's thread exited (code ${code})`)));
     // Once running it must not keep the process alive by itself.
     w.unref();
   };
 
+  /** Stop the heartbeat and tell the current worker to stop; returns it for termination. */
+  const halt = (): Worker | undefined => {
+    if (beat) clearInterval(beat);
+    beat = undefined;
+    Atomics.store(ctl, GO, 0);
+    Atomics.add(ctl, GEN, 1);
+    Atomics.notify(ctl, GEN);
+    Atomics.notify(ctl, GO);
+    const w = worker;
+    worker = undefined;
+    online = undefined;
+    return w;
+  };
+
+  const arm = () => {
+    if (beat) return;
+    // Set before the worker exists, so a worker created here watches from its own boot without waiting for
+    // this thread; a prepared worker is woken.
+    Atomics.store(ctl, GO, 1);
+    Atomics.notify(ctl, GO);
+    spawn();
+    beat = setInterval(() => {
+      check();
+      Atomics.add(ctl, HEARTBEAT, 1);
+    }, beatMs);
+    beat.unref();
+  };
+
   return {
-    prepare,
+    prepare: spawn,
+    arm,
+    get running() {
+      return worker !== undefined;
+    },
     async start() {
-      if (beat) return;
-      prepare();
+      arm();
+      const w = worker;
       // While start() waits for the thread, the thread keeps the process alive.
-      worker?.ref();
+      w?.ref();
       try {
         await online;
       } finally {
-        worker?.unref();
+        w?.unref();
       }
-      Atomics.store(ctl, GO, 1);
-      Atomics.notify(ctl, GO);
-      beat = setInterval(() => {
-        check();
-        Atomics.add(ctl, HEARTBEAT, 1);
-      }, beatMs);
-      beat.unref();
+    },
+    disarm() {
+      check();
+      const w = halt();
+      // A stall recorded between the check above and the worker's end is reported, not lost.
+      if (w) w.terminate().then(check, check);
     },
     async stop() {
-      if (beat) clearInterval(beat);
-      beat = undefined;
-      Atomics.store(ctl, STOP, 1);
-      Atomics.notify(ctl, STOP);
-      Atomics.notify(ctl, GO);
-      const w = worker;
-      worker = undefined;
+      const w = halt();
       if (w) await w.terminate();
     },
     poll: check,
@@ -180,12 +233,54 @@ export function createWatchdog(o: WatchdogOptions): Watchdog {
 }
 
 /**
+ * The loop watchdog runs only while heat can be on: armed before a grant switches a heater on, its thread
+ * stopped once every heater has been off with no lease for `idleMs` (clock ms, checked on each sample tick).
+ */
+export class WatchdogArming {
+  private idleSince?: number;
+
+  constructor(
+    private readonly wd: Watchdog | undefined,
+    private readonly idleMs: number,
+  ) {}
+
+  /** Arm before heat goes on (synchronous, idempotent); returns why it could not, or undefined. */
+  arm(): string | undefined {
+    this.idleSince = undefined;
+    try {
+      this.wd?.arm();
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+
+  /** On each sample tick: `heatOn` when any lease is held or any output is not off. */
+  idle(now: number, heatOn: boolean): void {
+    if (!this.wd?.running || heatOn) {
+      this.idleSince = undefined;
+      return;
+    }
+    this.idleSince ??= now;
+    if (now - this.idleSince < this.idleMs) return;
+    this.idleSince = undefined;
+    this.wd.disarm(); // reports a stall it cut before its thread goes
+  }
+}
+
+/**
  * The supervisor's loop watchdog over a rig's outputs (none when the rig has no reachable outputs); a stall it cut
  * is reported as a cut, so the trip names it or the heat guard, whichever cut first (first-cut.ts).
  */
-export function loopWatchdog(rig: Rig, stallMs: number | undefined, report: (cut: ReportedCut) => void): Watchdog | undefined {
+export function loopWatchdog(
+  rig: Rig,
+  stallMs: number | undefined,
+  report: (cut: ReportedCut) => void,
+  failed: (err: Error) => void,
+): Watchdog | undefined {
   if (!hasWatchdogTargets(rig)) return undefined;
   return createWatchdog({
+    onFailed: failed,
     targets: controlActive('loop-watchdog') ? rig.watchdogTargets() : [],
     // 700 ms: a 2 s block is still cut inside the 1 s bound, while the 400-440 ms pauses a 2-core board shows
     // with every core busy (the soak bench) no longer trip it; the heat guard's 600 ms lease covers a frozen
