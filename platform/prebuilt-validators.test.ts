@@ -76,6 +76,11 @@ t.test('the validators built for hearth start answer as ajv compiling the same s
     keys.some((k) => sources[k]?.recipe.formats === false),
     'the configuration schema is built',
   );
+  // The MCP surface registers its tools on first use: the build asks it once (its plan_dinner prompt's arguments).
+  t.ok(
+    keys.some((k) => JSON.stringify(sources[k]?.schema).includes('"guests":{"type":"string","pattern":"^[0-9]{1,3}$"}')),
+    "the MCP surface's schemas are built",
+  );
   t.ok(
     keys.some((k) => JSON.stringify(sources[k]?.schema).includes('"then":{"uniqueItems":true}')),
     'built from the bounded schemas (uniqueItems only within maxItems), as the routes compile them',

@@ -25,6 +25,28 @@ prebuilt.recordSchemas((recipe, schema) => {
   const key = prebuilt.prebuiltKey(recipe, schema);
   if (!schemas.has(key)) schemas.set(key, { recipe: structuredClone(recipe), schema: structuredClone(schema) });
 });
+/**
+ * The hub's MCP surface registers its tools (each with a JSON Schema) on first use, never at start: ask it once here,
+ * in-process, with a token of every scope, so their validators are built too and the first MCP request on the device
+ * neither loads ajv nor compiles them. A surface that is not mounted answers 404 and adds nothing.
+ */
+async function hearLazySurfaces(app) {
+  const { SCOPES } = await import(dist('runtime/hub/types.js'));
+  const { token } = app.ctx.tokens.create({ scopes: [...SCOPES], kind: 'agent', name: 'build-route-validators' });
+  const init = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'build', version: '0' } },
+  };
+  const res = await app.ctx.http.inject({
+    method: 'POST',
+    url: '/svc/v1/mcp',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    payload: JSON.stringify(init),
+  });
+  if (res.statusCode !== 200 && res.statusCode !== 404) process.stderr.write(`build-route-validators: MCP answered ${res.statusCode}\n`);
+}
 const { App } = await import(dist('runtime/app/app.js'));
 const { useStartFeatures } = await import(dist('runtime/app/run.js'));
 const { resolveConfig } = await import(dist('runtime/config/config.js'));
@@ -37,6 +59,7 @@ try {
   const app = await App.create(config, { logger: pino({ level: 'silent' }) });
   await useStartFeatures(app, {});
   await app.start({ listen: false });
+  await hearLazySurfaces(app);
   await app.stop();
 } catch (err) {
   // Never fail the build (nor `npm ci`) over this: what was heard is still built, the rest compiles at run time.
