@@ -1,9 +1,11 @@
 /**
- * What each surface's first use costs the hub, for docs/performance.md's memory section: `node
- * dist/bench/surface-costs.js SURFACE` (compiled beside dist/ as bench/memory-child.ts compiles the hub's own files)
- * starts a hub with every feature (test-support/fuzz-target.ts's), reads its memory after two forced GCs, sends that
- * surface three requests, waits, collects again and prints one JSON line: RSS, anonymous, heap used, code space and
- * external, before and after. One surface per process, so no surface is charged for what another loaded. Not a test.
+ * What each surface's first use costs the hub, for docs/performance.md's memory section. `npx tsx
+ * bench/surface-costs.ts` (after `npm run build`) compiles this file and the hub's two harness files beside dist/ (as
+ * bench/memory-child.ts does: tsx's loader would be counted otherwise) and runs, per surface and in a process of its
+ * own, `node dist/bench/surface-costs.js SURFACE`: a hub with every feature (test-support/fuzz-target.ts's), its
+ * memory read after two forced GCs, three requests to that surface, a second, two forced GCs and a second reading.
+ * It prints one row per surface (RSS, anonymous, heap used, code space, external: before and the difference) and
+ * the load average. One process per surface, so no surface is charged for what another loaded. Not a test.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -12,6 +14,37 @@ import { join } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { keepYoungGenerationSmall } from '../platform/young-generation.js';
+
+const SURFACES = ['rest', 'graphql', 'mcp', 'a2a', 'pairing', 'dashboard', 'webhooks'];
+
+if (process.argv[2] === undefined) {
+  // The driver: compile beside dist/ and run each surface in a fresh, compiled process.
+  const { execFileSync } = await import('node:child_process');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const { dirname } = await import('node:path');
+  const { loadavg } = await import('node:os');
+  const { fileURLToPath } = await import('node:url');
+  const { transformSync } = await import('esbuild');
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  for (const f of ['bench/surface-costs.ts', 'test-support/fuzz-target.ts', 'test-support/hub-app.ts']) {
+    const js = join(root, 'dist', f.replace(/\.ts$/, '.js'));
+    mkdirSync(dirname(js), { recursive: true });
+    writeFileSync(js, transformSync(readFileSync(join(root, f), 'utf8'), { loader: 'ts', format: 'esm', target: 'node20' }).code);
+  }
+  const load = () => loadavg()[0]?.toFixed(1);
+  console.log(`load average ${load()} before`);
+  console.log('| surface | RSS before | RSS | anonymous | heap used | code | external |\n|---|---|---|---|---|---|---|');
+  for (const name of SURFACES) {
+    const out = execFileSync(process.execPath, [join(root, 'dist/bench/surface-costs.js'), name], { encoding: 'utf8' });
+    const r = JSON.parse(out.trim().split('\n').pop() ?? '{}') as Record<'before' | 'after', Record<string, number>>;
+    const d = (k: string) => `+${((r.after[k] ?? 0) - (r.before[k] ?? 0)).toFixed(1)}`;
+    console.log(
+      `| ${name} | ${r.before.rss?.toFixed(1)} | ${d('rss')} | ${d('anon')} | ${d('heapUsed')} | ${d('code')} | ${d('external')} |`,
+    );
+  }
+  console.log(`load average ${load()} after (MB; the differences are first use, after forced GCs)`);
+  process.exit(0);
+}
 
 keepYoungGenerationSmall();
 v8.setFlagsFromString('--expose-gc');
@@ -68,9 +101,9 @@ const hits: Record<string, () => Promise<unknown>> = {
       },
       { accept: 'application/json, text/event-stream' },
     ),
-  a2a: () => post('/a2a', { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'nope' } }),
+  a2a: () => post('/a2a', { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } }, { 'a2a-version': '1.0' }),
   pairing: () => post('/svc/v1/pair', { name: 'probe', kind: 'agent', scopes: ['read'] }),
-  dashboard: () => get('/dashboard/'),
+  dashboard: () => get('/'),
   webhooks: () => post('/svc/v1/subscriptions', { url: 'http://127.0.0.1:9/hook', types: ['svc.safety.'], secret: 'a-secret-of-sixteen+' }),
 };
 const hit = hits[surface];
