@@ -61,11 +61,25 @@ const needsBuild = distIsFresh() ? {} : { skip: 'dist/ is older than the sources
 t.test('the validators built for hearth start answer as ajv compiling the same schema at run time', needsBuild, async (t) => {
   const out = join(t.testdir(), 'validators.cjs');
   execFileSync(process.execPath, [join(repoRoot, 'scripts/build-route-validators.mjs'), out], { stdio: 'pipe', cwd: repoRoot });
-  const built = (createRequire(import.meta.url)(out) as { validators: Record<string, () => ValidateFunction> }).validators;
-  const sources = JSON.parse(readFileSync(out.replace(/\.cjs$/, '.sources.json'), 'utf8')) as Record<
-    string,
-    { recipe: AjvRecipe; schema: Record<string, unknown> }
-  >;
+  type Sources = Record<string, { recipe: AjvRecipe; schema: Record<string, unknown> }>;
+  const read = (file: string) => ({
+    built: (createRequire(import.meta.url)(file) as { validators: Record<string, () => ValidateFunction> }).validators,
+    sources: JSON.parse(readFileSync(file.replace(/\.cjs$/, '.sources.json'), 'utf8')) as Sources,
+  });
+  const start = read(out);
+  // What the surfaces loaded on first use compile (MCP's tools): a file of its own, not read at start.
+  const lazy = read(out.replace(/\.cjs$/, '-lazy.cjs'));
+  const hasPrompt = (s: Sources) =>
+    Object.values(s).some((v) => JSON.stringify(v.schema).includes('"guests":{"type":"string","pattern":"^[0-9]{1,3}$"}'));
+  t.ok(hasPrompt(lazy.sources), "the MCP surface's schemas are built (its plan_dinner prompt's arguments)");
+  t.notOk(hasPrompt(start.sources), 'and not into the file hearth start reads');
+  t.same(
+    Object.keys(lazy.sources).filter((k) => k in start.sources),
+    [],
+    'no schema in both files',
+  );
+  const built = { ...start.built, ...lazy.built };
+  const sources = { ...start.sources, ...lazy.sources };
   const keys = Object.keys(sources);
   t.ok(keys.length >= 40, `the routes and the configuration of hearth start were heard (${keys.length})`);
   t.same(Object.keys(built).sort(), [...keys].sort(), 'one validator per schema heard');
@@ -105,4 +119,19 @@ t.test('the validators built for hearth start answer as ajv compiling the same s
     }
   }
   t.ok(compared > 500, `${compared} values compared, all alike`);
+});
+
+t.test("an MCP tool's schema is found in the file of first-use surfaces: ajv is not loaded for it", needsBuild, async (t) => {
+  // In a process of its own (this file loads ajv elsewhere), from dist/ as the device runs it.
+  const script = `
+    import { createRequire } from 'node:module';
+    const { jsonSchema } = await import(${JSON.stringify(`${join(repoRoot, 'dist/platform/mcp/schema.js')}`)});
+    const check = jsonSchema({ type: 'object', additionalProperties: false,
+      properties: { guests: { type: 'string', pattern: '^[0-9]{1,3}$' }, serveAt: { type: 'string', maxLength: 40 } } });
+    const ok = check['~standard'].validate({ guests: '4' });
+    const bad = check['~standard'].validate({ guests: 'many' });
+    const ajv = Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('/ajv/dist/core.js'));
+    console.log(JSON.stringify({ ok: !ok.issues, bad: bad.issues?.length ?? 0, ajv }));`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: repoRoot });
+  t.same(JSON.parse(out.trim()), { ok: true, bad: 1, ajv: false }, 'valid and invalid answered, ajv never loaded');
 });

@@ -1,6 +1,8 @@
 /**
  * JSON Schema validators compiled at build time (scripts/build-route-validators.mjs writes
- * dist/route-validators.cjs), so that `hearth start` neither loads ajv nor compiles its schemas at every start.
+ * dist/route-validators.cjs, and dist/route-validators-lazy.cjs for what the surfaces loaded on first use compile,
+ * read only on the first schema the first file lacks), so that `hearth start` neither loads ajv nor compiles its
+ * schemas at every start, and the MCP surface's first request does not either.
  * A validator is found by a key over the ajv options and the schema's JSON, so a schema or an option changed
  * since the build simply misses and is compiled at run time with ajv, loaded then (`compileWithAjv`).
  */
@@ -31,19 +33,30 @@ export function prebuiltKey(recipe: AjvRecipe, schema: unknown): string {
 /** Where `npm run build` writes them: dist/ beside the sources, or the package root of an installed dist/. */
 const FILES = [new URL('../dist/route-validators.cjs', import.meta.url), new URL('../route-validators.cjs', import.meta.url)];
 
-let built: Record<string, () => ValidateFunction> | null | undefined;
+type Factories = Record<string, () => ValidateFunction>;
+let built: Factories | null | undefined;
+/** Validators of the surfaces loaded on first use (MCP's tools), in a file of their own read on the first miss. */
+let builtLazy: Factories | null | undefined;
 
-function prebuilt(): Record<string, () => ValidateFunction> | null {
-  if (built !== undefined) return built;
-  built = null;
-  const file = FILES.map((u) => fileURLToPath(u)).find((f) => existsSync(f));
+function load(files: readonly URL[]): Factories | null {
+  const file = files.map((u) => fileURLToPath(u)).find((f) => existsSync(f));
   if (file === undefined) return null;
   try {
-    built = (require(file) as { validators?: Record<string, () => ValidateFunction> }).validators ?? null;
+    return (require(file) as { validators?: Factories }).validators ?? null;
   } catch {
     // A damaged or foreign file: compile at run time instead.
+    return null;
   }
+}
+
+function prebuilt(): Factories | null {
+  if (built === undefined) built = load(FILES);
   return built;
+}
+
+function prebuiltLazy(): Factories | null {
+  if (builtLazy === undefined) builtLazy = load(FILES.map((u) => new URL(u.href.replace(/\.cjs$/, '-lazy.cjs'))));
+  return builtLazy;
 }
 
 type Recorder = (recipe: AjvRecipe, schema: unknown) => void;
@@ -74,7 +87,8 @@ export function ajvFor(recipe: AjvRecipe, extra: Options = {}): Ajv {
  */
 export function validatorOf<T = unknown>(recipe: AjvRecipe, schema: unknown, ajv: () => Ajv): ValidateFunction<T> {
   recorder?.(recipe, schema);
-  const factory = prebuilt()?.[prebuiltKey(recipe, schema)];
+  const key = prebuiltKey(recipe, schema);
+  const factory = prebuilt()?.[key] ?? prebuiltLazy()?.[key];
   if (factory) return factory() as ValidateFunction<T>;
   return ajv().compile<T>(schema as object);
 }
