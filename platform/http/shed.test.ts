@@ -64,6 +64,30 @@ t.test(
   },
 );
 
+t.test('limits on the unit and on its slice: the hub sheds by whichever is fuller', async (t) => {
+  const root = t.testdir();
+  const self = join(root, 'self-cgroup');
+  writeFileSync(self, '9:memory:/hearth.slice/hearth.service\n');
+  const unit = join(root, 'memory/hearth.slice/hearth.service');
+  const slice = join(root, 'memory/hearth.slice');
+  mkdirSync(unit, { recursive: true });
+  const MB = 1048576;
+  writeFileSync(join(unit, 'memory.limit_in_bytes'), `${192 * MB}\n`);
+  writeFileSync(join(slice, 'memory.limit_in_bytes'), `${256 * MB}\n`);
+  // The slice holds other services too: it is nearly full while the hub's own cgroup is not.
+  writeFileSync(join(unit, 'memory.stat'), `total_rss ${50 * MB}\n`);
+  writeFileSync(join(slice, 'memory.stat'), `total_rss ${250 * MB}\n`);
+  const r = cgroupReading(root, self);
+  t.equal(r?.used(), 250 * MB, "the slice's usage: it is the fuller");
+  t.equal(r?.limit, 256 * MB, "with the slice's limit");
+  t.ok((r?.used() ?? 0) >= (r?.limit ?? Infinity) * 0.85, 'past the shed threshold');
+  writeFileSync(join(unit, 'memory.stat'), `total_rss ${190 * MB}\n`);
+  writeFileSync(join(slice, 'memory.stat'), `total_rss ${200 * MB}\n`);
+  t.equal(r?.used(), 190 * MB, "then the unit's: now it is the fuller");
+  t.equal(r?.limit, 192 * MB);
+  t.match(r?.source, /fullest of .*hearth\.service.*hearth\.slice/, 'the log names both');
+});
+
 t.test('HEARTH_MEMORY_LIMIT_MB, else the cgroup only as a service; stops are always served', async (t) => {
   t.equal(memoryReading({}), undefined, 'outside a service, no cgroup is read');
   const r = memoryReading({ HEARTH_MEMORY_LIMIT_MB: '160', INVOCATION_ID: 'x' });

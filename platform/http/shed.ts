@@ -7,7 +7,7 @@
  * (`/mcp` with its emergency_stop tool, `/graphql` with emergencyStop, `/a2a` with a task cancel).
  *
  * What is compared (memoryReading): with `HEARTH_MEMORY_LIMIT_MB` set, the process's own resident memory; else,
- * as a systemd service, the anonymous memory of its cgroup, or of the nearest parent with a limit (v2 `memory.max` with
+ * as a systemd service, the anonymous memory of its cgroup, or of whichever parent with a limit is fuller (v2 `memory.max` with
  * `memory.stat` anon, or v1 `memory.limit_in_bytes` with `memory.stat` total_rss: the unit's `MemoryMax=` covers
  * hearth and its heat guard together, and page cache is reclaimable, anonymous memory is not). Sampled every
  * 250 ms, not per request.
@@ -49,20 +49,52 @@ function statField(file: string, names: string[]): number {
 }
 
 /**
- * The nearest cgroup from `path` up to the hierarchy's root (`mount`) whose `limitFile` sets a limit: a limit on a
- * parent (a slice, a container) bounds this process as much as its own. Its memory.stat counts its descendants.
- * A path that is not there under the mount (a container that mounts its own cgroup as the root without a cgroup
- * namespace) starts from the mount itself.
+ * Every cgroup from `path` up to the hierarchy's root (`mount`) whose `limitFile` sets a limit, nearest first: a
+ * limit on a parent (a slice, a container) bounds this process as much as its own, and the kernel acts on
+ * whichever fills first. Each one's memory.stat counts its descendants. A path that is not there under the mount
+ * (a container that mounts its own cgroup as the root without a cgroup namespace) starts from the mount itself.
  */
-function limited(mount: string, path: string, limitFile: string, max: number): { dir: string; limit: number } | undefined {
+function limited(mount: string, path: string, limitFile: string, max: number): { dir: string; limit: number }[] {
   let rel = path === '/' ? '' : path;
   if (!existsSync(`${mount}${rel}`)) rel = '';
+  const found: { dir: string; limit: number }[] = [];
   for (;;) {
     const limit = readNumber(`${mount}${rel}/${limitFile}`);
-    if (limit !== undefined && limit < max) return { dir: `${mount}${rel}`, limit };
-    if (rel === '') return undefined;
+    if (limit !== undefined && limit < max) found.push({ dir: `${mount}${rel}`, limit });
+    if (rel === '') return found;
     rel = rel.slice(0, rel.lastIndexOf('/'));
   }
+}
+
+/**
+ * The reading over the limited cgroups found: the fullest of them at each `used()` (the usage it returns), whose
+ * limit `limit` then gives. With one, simply its numbers.
+ */
+function fullestOf(cgroups: { dir: string; limit: number }[], fields: string[], version: string): MemoryReading | undefined {
+  const first = cgroups[0];
+  if (!first) return undefined;
+  const usage = (c: { dir: string }) => statField(`${c.dir}/memory.stat`, fields);
+  if (cgroups.length === 1) return { limit: first.limit, used: () => usage(first), source: `cgroup ${version} ${first.dir}` };
+  let picked = first;
+  return {
+    get limit() {
+      return picked.limit;
+    },
+    used() {
+      let best = -1;
+      let bestUsed = 0;
+      for (const c of cgroups) {
+        const u = usage(c);
+        if (u / c.limit > best) {
+          best = u / c.limit;
+          bestUsed = u;
+          picked = c;
+        }
+      }
+      return bestUsed;
+    },
+    source: `cgroup ${version}, the fullest of ${cgroups.map((c) => c.dir).join(', ')}`,
+  };
 }
 
 /** The memory cgroup of this process and its limit, v2 or v1; undefined without a limit (or outside Linux). */
@@ -79,14 +111,10 @@ export function cgroupReading(root = CGROUP_ROOT, self = '/proc/self/cgroup'): M
     if (path === undefined) continue;
     if (controllers?.split(',').includes('memory')) {
       // v1 reports "no limit" as a huge number (a page-rounded 2^63).
-      const c = limited(`${root}/memory`, path, 'memory.limit_in_bytes', 2 ** 60);
-      if (!c) return undefined;
-      return { limit: c.limit, used: () => statField(`${c.dir}/memory.stat`, ['total_rss', 'rss']), source: `cgroup v1 ${c.dir}` };
+      return fullestOf(limited(`${root}/memory`, path, 'memory.limit_in_bytes', 2 ** 60), ['total_rss', 'rss'], 'v1');
     }
     if (controllers === '' && existsSync(`${root}/cgroup.controllers`)) {
-      const c = limited(root, path, 'memory.max', Number.POSITIVE_INFINITY);
-      if (!c) return undefined;
-      return { limit: c.limit, used: () => statField(`${c.dir}/memory.stat`, ['anon']), source: `cgroup v2 ${c.dir}` };
+      return fullestOf(limited(root, path, 'memory.max', Number.POSITIVE_INFINITY), ['anon'], 'v2');
     }
   }
   return undefined;
@@ -160,8 +188,8 @@ export function installLoadShedding(app: FastifyInstance, o: ShedOptions): Shedd
   app.addHook('onClose', async () => clearInterval(timer));
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     if (!over || reading === undefined || alwaysServed(req.method, req.url)) return;
+    const used = Math.round(reading.used() / 1048576); // first: it picks the cgroup whose limit is read next
     const limit = reading.limit;
-    const used = Math.round(reading.used() / 1048576);
     return reply
       .code(503)
       .header('retry-after', retryAfter)
