@@ -8,18 +8,11 @@
 
 import type { CgroupHub } from './cgroup-hub.js';
 import { Pick, rng } from './fuzz-cases.js';
-import { HANG_MS, type OpSurface, SURFACES, type Surface, surfaceOps, type Tally } from './fuzz-surfaces.js';
+import { OP_WEIGHTS, runOps, weightedPicker } from './fuzz-runner.js';
+import { SURFACES, type Surface, surfaceOps, type Tally } from './fuzz-surfaces.js';
 
-const WEIGHTS: [OpSurface, number][] = [
-  ['rest', 34],
-  ['raw', 6],
-  ['mcp', 14],
-  ['sse', 8],
-  ['websocket', 8],
-  ['mqtt', 8],
-  ['pairing', 10],
-  ['webhooks', 12],
-];
+/** fuzz.ts's weights without the index server's surface. */
+const WEIGHTS = OP_WEIGHTS.filter(([s]) => s !== 'indexmcp');
 
 export interface HostileMix {
   /** Send `n` hostile calls, `concurrency` at a time. */
@@ -52,38 +45,8 @@ export function hostileMix(hub: CgroupHub, seed: number): HostileMix {
     bySurface,
     fail,
   });
-  const total = WEIGHTS.reduce((s, [, w]) => s + w, 0);
-  const pickOp = (): OpSurface => {
-    let x = p.int(total);
-    for (const [name, w] of WEIGHTS) {
-      if (x < w) return name;
-      x -= w;
-    }
-    return 'rest';
-  };
-  const run = async (n: number, concurrency = 4) => {
-    let next = 0;
-    const worker = async () => {
-      while (next < n) {
-        next++;
-        const name = pickOp();
-        // Each operation bounds itself at 5 s; this outer bound catches a client library left waiting.
-        let timer: NodeJS.Timeout | undefined;
-        const stuck = await Promise.race([
-          ops[name]().then(() => false),
-          new Promise<boolean>((resolve) => {
-            timer = setTimeout(() => resolve(true), 3 * HANG_MS);
-          }),
-        ]);
-        clearTimeout(timer);
-        if (stuck) {
-          bySurface[name].hangs++;
-          fail(name, 'an operation did not finish within 15 s');
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-  };
+  const pick = weightedPicker(p, WEIGHTS);
+  const run = (n: number, concurrency = 4) => runOps({ ops, pick, bySurface, fail, concurrency }, n);
   return {
     run,
     bySurface,

@@ -13,7 +13,8 @@ import mqtt from 'mqtt';
 import { expected, ROWS, TOKEN_SCOPES } from '../runtime/hub/testing/scope-table.js';
 import { Pick, rng } from './fuzz-cases.js';
 import { startFuzzIndex } from './fuzz-index.js';
-import { HANG_MS, type OpSurface, SURFACES, type Surface, surfaceOps, type Tally } from './fuzz-surfaces.js';
+import { runOps, weightedPicker } from './fuzz-runner.js';
+import { SURFACES, type Surface, surfaceOps, type Tally } from './fuzz-surfaces.js';
 import { type FuzzTarget, fuzzHub, localTarget } from './fuzz-target.js';
 
 export { SURFACES, type Surface, type Tally } from './fuzz-surfaces.js';
@@ -97,63 +98,22 @@ export async function runFuzz(o: {
   await watcher.subscribeAsync(`svc/${kitchen}/safety/#`, { qos: 1 });
 
   const ops = surfaceOps({ p, h, valid: (t) => valid.has(t), tokens, kitchen, indexUrl: index.url, bySurface, fail });
-  const weights: [OpSurface, number][] = [
-    ['rest', 34],
-    ['raw', 6],
-    ['mcp', 14],
-    ['indexmcp', 5],
-    ['sse', 8],
-    ['websocket', 8],
-    ['mqtt', 8],
-    ['pairing', 10],
-    ['webhooks', 12],
-  ];
-  const total = weights.reduce((s, [, w]) => s + w, 0);
-  const pickOp = () => {
-    let x = p.int(total);
-    for (const [name, w] of weights) {
-      if (x < w) return name;
-      x -= w;
-    }
-    return 'rest' as const;
-  };
+  const pickOp = weightedPicker(p);
 
   o.log?.('scope matrix');
   await scopeMatrix(h, p, scoped, bySurface.scope, fail, o.requests >= 5000);
   o.log?.('hostile calls');
   const stops: FuzzReport['stops'] = [];
-  const runOps = async (n: number) => {
-    let next = 0;
-    const worker = async () => {
-      while (next < n) {
-        next++;
-        const name = pickOp();
-        // Every operation has its own 5 s bounds; this outer bound (3×) catches a client library left waiting.
-        let timer: NodeJS.Timeout | undefined;
-        const stuck = await Promise.race([
-          ops[name]().then(() => false),
-          new Promise<boolean>((resolve) => {
-            timer = setTimeout(() => resolve(true), 3 * HANG_MS);
-          }),
-        ]);
-        clearTimeout(timer);
-        if (stuck) {
-          bySurface[name].hangs++;
-          fail(name, 'an operation did not finish within 15 s');
-        }
-        if (next % 100 === 0) o.log?.(`${next}/${n}`);
-      }
-    };
-    await Promise.all(Array.from({ length: o.concurrency ?? 4 }, worker));
-  };
+  const run = (n: number) =>
+    runOps({ ops, pick: pickOp, bySurface, fail, concurrency: o.concurrency, progress: (done, all) => o.log?.(`${done}/${all}`) }, n);
   // A warm-up as large as one round (at most 5000 calls): the heap and the allocator reach the size this traffic
   // needs before RSS is read, so before/after compares like with like and what remains is what keeps growing.
-  await runOps(Math.min(5000, Math.floor(o.requests / 6)));
+  await run(Math.min(5000, Math.floor(o.requests / 6)));
   const rssBeforeMb = await rss();
   const { stopChecks } = await import('./fuzz-stops.js');
   const rounds = Math.max(1, Math.floor(o.requests / 5000));
   for (let r = 0; r < rounds; r++) {
-    await runOps(Math.floor(o.requests / rounds));
+    await run(Math.floor(o.requests / rounds));
     o.log?.('stops');
     stops.push(...(await stopChecks(h, admin, kitchen, bySurface.stop, fail)));
     await o.inspect?.(h, r);
