@@ -110,6 +110,16 @@ const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice
 for (let r = 1; r <= rounds; r++) {
   const tag = rounds > 1 ? ` [round ${r}/${rounds}]` : '';
   await run(`hub as hearth start runs it (young generation kept small)${tag}`, {});
+  // `--hub-env=K=V,K=V` (repeatable): one more hub per option, with that environment (allocator settings).
+  for (const a of process.argv.filter((x) => x.startsWith('--hub-env='))) {
+    const env = Object.fromEntries(
+      a
+        .slice(10)
+        .split(',')
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    );
+    await run(`${a.slice(10)}${tag}`, env);
+  }
   if (!process.argv.includes('--variants')) continue;
   await run(`young generation capped on the command line (--max-semi-space-size=1)${tag}`, {}, '--max-semi-space-size=1');
   await run(`MALLOC_ARENA_MAX=2${tag}`, { MALLOC_ARENA_MAX: '2' });
