@@ -4,7 +4,7 @@
  * labelled as data, never as instructions to the model.
  */
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, McpServer } from '../../../platform/vendor/mcp-server.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../../platform/http/problems.js';
 import { serveMcp } from '../../../platform/mcp/bridge.js';

@@ -2,7 +2,7 @@
  * The recipe API's MCP server: every operation as a tool. Loaded by mcp.ts on the first authorized /mcp
  * request, so a start neither loads the MCP SDK (with zod, several MB resident) nor waits for it.
  */
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, McpServer } from '../../../platform/vendor/mcp-server.js';
 import { jsonSchema } from '../../../platform/mcp/schema.js';
 import type { Catalog } from '../catalog.js';
 import { ApiError } from '../params.js';
