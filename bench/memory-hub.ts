@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { keepYoungGenerationSmall } from '../platform/young-generation.js';
+import { flushIdleCode, keepYoungGenerationSmall } from '../platform/young-generation.js';
 
 keepYoungGenerationSmall();
+flushIdleCode();
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 const { fuzzHub, serveTarget } = await import('../test-support/fuzz-target.js');

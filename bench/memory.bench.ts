@@ -120,6 +120,8 @@ for (let r = 1; r <= rounds; r++) {
     );
     await run(`${a.slice(10)}${tag}`, env);
   }
+  // `--hub-flags=FLAGS` (repeatable): one more hub per option, with those Node/V8 flags on its command line.
+  for (const a of process.argv.filter((x) => x.startsWith('--hub-flags='))) await run(`${a.slice(12)}${tag}`, {}, a.slice(12));
   if (!process.argv.includes('--variants')) continue;
   await run(`young generation capped on the command line (--max-semi-space-size=1)${tag}`, {}, '--max-semi-space-size=1');
   await run(`MALLOC_ARENA_MAX=2${tag}`, { MALLOC_ARENA_MAX: '2' });
