@@ -53,12 +53,13 @@ export function keepYoungGenerationSmall(env: NodeJS.ProcessEnv = process.env): 
  * Give back the compiled code of functions that stopped running. V8 drops a function's bytecode once it has not
  * run through `--bytecode-old-age` full collections (5 by default) and never drops its baseline (Sparkplug) code
  * unless `--flush-baseline-code`; a library a surface loads on first use (the MCP SDK, GraphQL, A2A, jose) keeps
- * its code in the heap long after the last request. Measured (`npm run bench -- memory`, docs/performance.md):
- * 30 s after the hostile mix the hub held ~16 MB more without these flags; the code of what still runs stays
- * (a function that runs between two full collections keeps its code), and one dropped is compiled again from its
- * source on its next call (microseconds a function). `HEARTH_CODE_FLUSH=keep` leaves V8's default.
+ * its code in the heap long after the last request. Measured side by side (`npm run bench -- memory
+ * --requests=6000`, docs/performance.md), RSS 30 s after the hostile mix minus before: +32.2 and +38.2 MB with
+ * V8's default, +35.8 with an old age of 2, +22.1 and +25.2 with 1 (code space 6.3 → 2.0–2.5 MB). A function
+ * that runs between two full collections keeps its code; one dropped is compiled again from its source on its
+ * next call (microseconds a function). `HEARTH_CODE_FLUSH=keep` leaves V8's default.
  */
-export const FLUSH_FLAGS = ['--flush-baseline-code', '--bytecode-old-age=2'] as const;
+export const FLUSH_FLAGS = ['--flush-baseline-code', '--bytecode-old-age=1'] as const;
 
 export function flushIdleCode(env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.HEARTH_CODE_FLUSH === 'keep') return false;
