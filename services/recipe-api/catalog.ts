@@ -37,6 +37,8 @@ export interface Catalog {
   certifications: Json[];
   /** With an index cache: whether this load used it, or wrote it (failed: it could not be written). */
   indexCache?: 'used' | 'written' | 'failed';
+  /** Why the index cache could not be written (with `indexCache: 'failed'`). */
+  indexCacheError?: string;
 }
 
 function walk(dir: string, out: string[], depth = 0, stats?: Stats[]): void {
@@ -239,7 +241,10 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
   };
   if (costTiers) cat.costTiers = costTiers;
   if (cached) cat.indexCache = 'used';
-  else if (opts.indexCache !== undefined)
-    cat.indexCache = writeIndexCache(opts.indexCache, key, rows, cat.search.pack()) ? 'written' : 'failed';
+  else if (opts.indexCache !== undefined) {
+    const error = writeIndexCache(opts.indexCache, key, rows, cat.search.pack());
+    cat.indexCache = error === undefined ? 'written' : 'failed';
+    if (error !== undefined) cat.indexCacheError = error;
+  }
   return cat;
 }
