@@ -105,7 +105,10 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
     process.stderr.write(
       `hearth: warning: the index cache ${indexCache} could not be written (${api.catalog.indexCacheError}); the next start reads the whole catalog again\n`,
     );
-  const how = cache === 'used' ? ', from the index cache' : cache === 'failed' ? '; the index cache could not be written' : '';
+  const threads = api.catalog.loadWorkers?.threads;
+  const how =
+    (cache === 'used' ? ', from the index cache' : cache === 'failed' ? '; the index cache could not be written' : '') +
+    (threads ? `, ${threads} worker thread${threads > 1 ? 's' : ''}` : '');
   process.stdout.write(
     `recipe API serving ${api.catalog.rows.length} recipes from ${opts.catalog} (loaded in ${loadMs} ms${how}) at ${address}\n`,
   );

@@ -1,0 +1,94 @@
+/**
+ * A catalog load spread over worker threads gives exactly the serial load's rows and index, and refuses exactly
+ * what the serial load refuses, with the same reason, first bad file first: a wrong hash, a duplicate key, a
+ * document the schema refuses, a repeated id. Workers really answer here (the test asserts how many files they
+ * checked), so a worker that skipped a check would let a bad document through and fail these tests.
+ */
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { scratchFiles } from '../../test-support/cli.js';
+import { writeCatalog } from '../catalog/generate.js';
+import { type Catalog, loadCatalog } from './catalog.js';
+import { loadWorkers, PARALLEL_MIN_FILES } from './load-parallel.js';
+import type { Row } from './rows.js';
+
+const { dir } = scratchFiles(t, 'hearth-recipe-api-parallel-');
+const data = (rows: readonly Row[]) => rows.map(({ doc: _doc, ...rest }) => rest);
+const rankOf = (c: Catalog, q: string) => c.search.rank(q);
+
+/** A fresh catalog of 300 generated recipes in `name`; returns its folder and its files in load order. */
+function catalogNamed(name: string): { cat: string; files: string[] } {
+  const cat = join(dir, name);
+  const files = writeCatalog(cat, 300, 'parallel', 'catalog')
+    .sort()
+    .map((f) => join(cat, f));
+  return { cat, files };
+}
+
+/** The error a load throws (its message), or 'loaded'. */
+function outcome(cat: string, workers: number): string {
+  try {
+    const c = loadCatalog(cat, { workers, workersOnly: true });
+    if (workers > 0) t.equal(c.loadWorkers?.files, c.rows.length, 'the workers checked every file');
+    return 'loaded';
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+t.test('the parallel load gives the serial rows and search, documents read back the same', async (t) => {
+  const { cat, files } = catalogNamed('same');
+  // A valid document only the strict parser may take (an escaped colon): the text is parsed again here.
+  const doc = JSON.parse(readFileSync(files[7] as string, 'utf8')) as Record<string, unknown>;
+  writeFileSync(files[7] as string, JSON.stringify(doc).replace('"id":', '"\\u0069d":'));
+  const serial = loadCatalog(cat, { workers: 0 });
+  t.equal(serial.loadWorkers, undefined);
+  const parallel = loadCatalog(cat, { workers: 2, workersOnly: true });
+  t.same(parallel.loadWorkers, { threads: 2, files: 300 }, 'the workers checked every file');
+  t.same(data(parallel.rows), data(serial.rows));
+  for (const q of ['lentil soup', 'lentl', 'chicken', 'EG']) t.same(rankOf(parallel, q), rankOf(serial, q), q);
+  t.same(parallel.rows[7]?.doc(), serial.rows[7]?.doc());
+  t.same(parallel.rows[250]?.doc(), JSON.parse(readFileSync(files[250] as string, 'utf8')));
+});
+
+t.test('a bad document stops a parallel load as it stops a serial one, the first in file order', async (t) => {
+  const { cat, files } = catalogNamed('bad');
+  const at = (i: number) => files[i] as string;
+  // The last file first, then earlier ones: each time the earliest bad file must be the one reported.
+  mkdirSync(join(cat, 'zz'));
+  copyFileSync(at(3), join(cat, 'zz', 'again.json'));
+  const repeated = outcome(cat, 0);
+  t.match(repeated, /zz\/again\.json: recipe id \S+ is also used by/);
+  t.equal(outcome(cat, 2), repeated);
+  const text = readFileSync(at(290), 'utf8');
+  writeFileSync(at(290), text.replace(/("hash":\s*"sha256:)[0-9a-f]{4}/, '$10000'));
+  const wrongHash = outcome(cat, 0);
+  t.match(wrongHash, /hash does not match/);
+  t.equal(outcome(cat, 2), wrongHash);
+  writeFileSync(at(200), readFileSync(at(200), 'utf8').replace('{', '{"revision":1,'));
+  const duplicate = outcome(cat, 0);
+  t.match(duplicate, /not valid JSON .*duplicate/i);
+  t.equal(outcome(cat, 2), duplicate);
+  const schema = JSON.parse(readFileSync(at(120), 'utf8')) as Record<string, unknown>;
+  schema.dish = 'not an object';
+  writeFileSync(at(120), JSON.stringify(schema));
+  const refused = outcome(cat, 0);
+  t.match(refused, /not a valid recipe document/);
+  t.equal(outcome(cat, 3), refused);
+  writeFileSync(at(50), '{ not json');
+  const notJson = outcome(cat, 0);
+  t.match(notJson, /not valid JSON/);
+  t.equal(outcome(cat, 2), notJson);
+});
+
+t.test('how many workers: by the cores (two less) for a large catalog, none for a small one, or as asked', async (t) => {
+  t.equal(loadWorkers(PARALLEL_MIN_FILES - 1, undefined, {}, 4), 0);
+  t.equal(loadWorkers(PARALLEL_MIN_FILES, undefined, {}, 4), 2, 'a Pi 3: two workers');
+  t.equal(loadWorkers(5000, undefined, {}, 2), 0, 'two cores: none');
+  t.equal(loadWorkers(5000, undefined, {}, 16), 3);
+  t.equal(loadWorkers(5000, 0, {}), 0);
+  t.equal(loadWorkers(5000, undefined, { HEARTH_LOAD_WORKERS: '0' }), 0);
+  t.equal(loadWorkers(5000, undefined, { HEARTH_LOAD_WORKERS: '2' }), 2);
+  t.equal(loadWorkers(3, 8, {}), 3, 'never more than files');
+});
