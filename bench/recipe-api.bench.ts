@@ -183,7 +183,7 @@ try {
   const writing = kind();
   const cached = kind();
   const indexKind = kind();
-  // The cold start again with one and with two worker threads checking documents (on by default from 4 cores).
+  // The cold start again with one and with two worker threads checking documents (opt-in: HEARTH_LOAD_WORKERS).
   const threaded = [kind(), kind()];
   const floorP99: number[] = [];
   const apiP99: number[] = [];

@@ -1,6 +1,6 @@
 /**
- * The catalog load spread over worker threads when the machine has more than one core (a Pi Zero 2 W and a Pi 3
- * have four): reading, strictly parsing, validating and hash-checking the documents is most of a cold start and
+ * The catalog load spread over worker threads, when asked for (HEARTH_LOAD_WORKERS; off by default, see
+ * loadWorkers): reading, strictly parsing, validating and hash-checking the documents is most of a cold start and
  * each document is independent. Workers (load-worker.ts) and this thread take files from one shared counter; a
  * worker posts each file's text with its verdict, and this thread parses that same text again (plain `JSON.parse`
  * when the strict parser would give the same value) to build the row. Nothing is served that was not checked:
@@ -12,7 +12,6 @@
  * starts, this thread takes every file; a file a worker took but has not answered for STALL_MS is checked here.
  */
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { CatalogError, type Checked, documentOf, readRecipe } from './recipe-check.js';
@@ -20,8 +19,13 @@ import type { Json } from './rows.js';
 
 /** Below this many files a worker's start (~10-20 ms of CPU, its own copy of the validators) does not pay. */
 export const PARALLEL_MIN_FILES = 200;
-const MAX_WORKERS = 3;
+const MAX_WORKERS = 8;
 const STALL_MS = 5000;
+/**
+ * How far (in files) the workers may run ahead of this thread: the texts they checked wait in this thread's heap
+ * until it builds their rows, so without a bound most of a catalog's texts could sit there at once.
+ */
+const WINDOW = 32;
 
 /** The worker's module: compiled beside this one, or the TypeScript source when a loader runs this process. */
 function workerFile(): URL | undefined {
@@ -33,26 +37,17 @@ function workerFile(): URL | undefined {
 }
 
 /**
- * How many worker threads a load of `files` documents uses: `requested` when given, else HEARTH_LOAD_WORKERS when
- * set, else two less than the cores (at most 3: two on a Pi Zero 2 W or a Pi 3) for a catalog of at least
- * PARALLEL_MIN_FILES. 0: a serial load. Two less, because a serial load already keeps a second core busy with
- * V8's own threads (garbage collection, compilation): measured on 2 cores, 2,000 recipes, the process used
- * ~1,200 ms of CPU for ~660 ms of its main thread, and one worker there made the start no faster (docs/recipe-api.md).
+ * How many worker threads a load of `files` documents uses: `requested` when given, else HEARTH_LOAD_WORKERS for a
+ * catalog of at least PARALLEL_MIN_FILES; 0 (a serial load) otherwise, which is the default. Off by default
+ * because of memory: measured with 2,000 recipes (docs/recipe-api.md), two workers cut the main thread's CPU of a
+ * cold start from ~920 to ~690 ms, but the process then stayed 25-35 MB larger once serving (122-137 MB resident
+ * instead of 88-97: glibc keeps what the finished workers' threads allocated), above the 100 MB a small board's
+ * recipe API is allowed. Worth it where a start's time matters more than that memory (a board with 4 cores and
+ * memory to spare).
  */
-export function loadWorkers(
-  files: number,
-  requested?: number,
-  env: NodeJS.ProcessEnv = process.env,
-  cores: number = availableParallelism(),
-): number {
-  const fromEnv = env.HEARTH_LOAD_WORKERS !== undefined ? Number(env.HEARTH_LOAD_WORKERS) : undefined;
-  const n =
-    requested ??
-    (fromEnv !== undefined && Number.isInteger(fromEnv) && fromEnv >= 0
-      ? fromEnv
-      : files >= PARALLEL_MIN_FILES
-        ? Math.min(MAX_WORKERS, cores - 2)
-        : 0);
+export function loadWorkers(files: number, requested?: number, env: NodeJS.ProcessEnv = process.env): number {
+  const fromEnv = Number(env.HEARTH_LOAD_WORKERS ?? '0');
+  const n = requested ?? (files >= PARALLEL_MIN_FILES && Number.isInteger(fromEnv) && fromEnv > 0 ? Math.min(fromEnv, MAX_WORKERS) : 0);
   return n > 0 && workerFile() !== undefined ? Math.min(n, files) : 0;
 }
 
@@ -74,14 +69,14 @@ export interface ParallelReader {
  * still checked here).
  */
 export function parallelReader(files: readonly string[], workers: number, workersOnly = false): ParallelReader {
-  const control = new SharedArrayBuffer(8);
-  const counters = new Int32Array(control); // [next file to take, answers posted]
+  const control = new SharedArrayBuffer(12);
+  const counters = new Int32Array(control); // [next file to take, answers posted, files used here]
   const url = workerFile();
   const ports: MessagePort[] = [];
   for (let w = 0; url !== undefined && w < workers; w++) {
     const { port1, port2 } = new MessageChannel();
     try {
-      const worker = new Worker(url, { workerData: { files, control, port: port2 }, transferList: [port2] });
+      const worker = new Worker(url, { workerData: { files, control, port: port2, window: WINDOW }, transferList: [port2] });
       worker.unref();
       // A worker that fails leaves its files to this thread (see above); nothing to report.
       worker.on('error', () => {});
@@ -113,6 +108,8 @@ export function parallelReader(files: readonly string[], workers: number, worker
       const d = done[i];
       if (d !== undefined) {
         done[i] = undefined; // the text is not needed any more
+        Atomics.store(counters, 2, i + 1);
+        Atomics.notify(counters, 2);
         if ('own' in d) return d.own;
         if ('fail' in d) throw d.fail;
         byWorkers++;

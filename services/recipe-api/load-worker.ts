@@ -6,9 +6,23 @@
 import { type MessagePort, workerData } from 'node:worker_threads';
 import { checkFile } from './recipe-check.js';
 
-const { files, control, port } = workerData as { files: string[]; control: SharedArrayBuffer; port: MessagePort };
+const { files, control, port, window } = workerData as {
+  files: string[];
+  control: SharedArrayBuffer;
+  port: MessagePort;
+  window: number;
+};
+// [next file to take, answers posted, files the main thread has used]
 const counters = new Int32Array(control);
-for (let i = Atomics.add(counters, 0, 1); i < files.length; i = Atomics.add(counters, 0, 1)) {
+for (;;) {
+  // At most `window` files ahead of the main thread: their texts wait in its heap until it builds their rows.
+  const used = Atomics.load(counters, 2);
+  if (Atomics.load(counters, 0) - used > window) {
+    Atomics.wait(counters, 2, used, 100);
+    continue;
+  }
+  const i = Atomics.add(counters, 0, 1);
+  if (i >= files.length) break;
   port.postMessage(checkFile(i, files[i] as string));
   Atomics.add(counters, 1, 1);
   Atomics.notify(counters, 1);
