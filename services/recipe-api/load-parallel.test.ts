@@ -4,8 +4,10 @@
  * document the schema refuses, a repeated id. Workers really answer here (the test asserts how many files they
  * checked), so a worker that skipped a check would let a bad document through and fail these tests.
  */
+import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import t from 'tap';
 import { scratchFiles } from '../../test-support/cli.js';
 import { writeCatalog } from '../catalog/generate.js';
@@ -89,4 +91,37 @@ t.test('how many workers: none by default, HEARTH_LOAD_WORKERS for a large catal
   t.equal(loadWorkers(5000, undefined, { HEARTH_LOAD_WORKERS: 'many' }), 0);
   t.equal(loadWorkers(5000, 0, { HEARTH_LOAD_WORKERS: '2' }), 0, 'asked for none');
   t.equal(loadWorkers(3, 8, {}), 3, 'never more than files');
+});
+
+t.test('load workers do not let the young generation grow while this thread loads synchronously', async (t) => {
+  // A fresh process keeps its young generation small (as the CLI does), checks files on a worker while it blocks
+  // (so no event loop turn re-applies the flag a worker's start puts back, platform/young-generation.ts), then
+  // allocates with many survivors per scavenge, still without yielding, and reports the young generation's size.
+  const { files } = catalogNamed('young');
+  const probe = `
+    import { getHeapSpaceStatistics } from 'node:v8';
+    const { keepYoungGenerationSmall } = await import(${JSON.stringify(new URL('../../platform/young-generation.ts', import.meta.url).href)});
+    const { parallelReader } = await import(${JSON.stringify(new URL('./load-parallel.ts', import.meta.url).href)});
+    keepYoungGenerationSmall({});
+    const files = ${JSON.stringify(files.slice(0, 40))};
+    const reader = parallelReader(files, 1, true);
+    for (let i = 0; i < files.length; i++) reader.get(i);
+    const byWorkers = reader.byWorkers();
+    reader.close();
+    let keep = [];
+    for (let i = 0; i < 3000000; i++) {
+      keep.push({ i, s: 'x' + i });
+      if (keep.length > 200000) keep = keep.slice(100000);
+    }
+    const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576;
+    process.stdout.write(JSON.stringify({ young, byWorkers, kept: keep.length }));
+    process.exit(0);`;
+  // The tests' own TypeScript loader: worker threads inherit it (tsx's does not load a worker's .ts entry).
+  const file = join(dir, 'young-probe.mjs');
+  writeFileSync(file, probe);
+  const loader = new URL('../../test-support/ts-loader/register.mjs', import.meta.url).href;
+  const { stdout } = await promisify(execFile)(process.execPath, [`--import=${loader}`, file]);
+  const { young, byWorkers } = JSON.parse(stdout) as { young: number; byWorkers: number };
+  t.equal(byWorkers, 40, 'the worker checked the files');
+  t.ok(young <= 4, `young generation ${young} MB after the load and the allocations (32 MB when the flag is lost)`);
 });

@@ -14,6 +14,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { youngGenerationFlag } from '../../platform/young-generation.js';
 import { CatalogError, type Checked, documentOf, readRecipe } from './recipe-check.js';
 import type { Json } from './rows.js';
 
@@ -76,7 +77,10 @@ export function parallelReader(files: readonly string[], workers: number, worker
   for (let w = 0; url !== undefined && w < workers; w++) {
     const { port1, port2 } = new MessageChannel();
     try {
-      const worker = new Worker(url, { workerData: { files, control, port: port2, window: WINDOW }, transferList: [port2] });
+      const worker = new Worker(url, {
+        workerData: { files, control, port: port2, window: WINDOW, flag: youngGenerationFlag() },
+        transferList: [port2],
+      });
       worker.unref();
       // A worker that fails leaves its files to this thread (see above); nothing to report.
       worker.on('error', () => {});
@@ -102,6 +106,7 @@ export function parallelReader(files: readonly string[], workers: number, worker
     }
   };
   let byWorkers = 0;
+  let only = workersOnly;
   const get = (i: number): Json => {
     let waited = 0;
     for (;;) {
@@ -118,7 +123,7 @@ export function parallelReader(files: readonly string[], workers: number, worker
       const seen = Atomics.load(counters, 1);
       drain();
       if (done[i] !== undefined) continue;
-      if (!workersOnly || ports.length === 0) {
+      if (!only || ports.length === 0) {
         const mine = Atomics.add(counters, 0, 1);
         if (mine < files.length) {
           done[mine] = checkHere(mine);
@@ -130,6 +135,7 @@ export function parallelReader(files: readonly string[], workers: number, worker
       if (waited >= STALL_MS) {
         done[i] ??= checkHere(i);
         waited = 0;
+        only = false; // the workers are stuck or gone: this thread takes files again
       }
     }
   };

@@ -3,15 +3,20 @@
  * reads and checks that file (recipe-check.ts: strict parse, schema, id, hash) and posts the text back with the
  * verdict, until no file is left. The main thread takes files from the same counter.
  */
+import { setFlagsFromString } from 'node:v8';
 import { type MessagePort, workerData } from 'node:worker_threads';
-import { checkFile } from './recipe-check.js';
 
-const { files, control, port, window } = workerData as {
+const { files, control, port, window, flag } = workerData as {
   files: string[];
   control: SharedArrayBuffer;
   port: MessagePort;
   window: number;
+  /** A V8 flag the main thread had set (platform/young-generation.ts), which this thread's start put back. */
+  flag?: string;
 };
+// First, before loading the checker: the main thread is loading the catalog meanwhile (young-generation.ts).
+if (flag !== undefined) setFlagsFromString(flag);
+const { checkFile } = await import('./recipe-check.js');
 // [next file to take, answers posted, files the main thread has used]
 const counters = new Int32Array(control);
 for (;;) {
