@@ -39,12 +39,12 @@ function workerFile(): URL | undefined {
 
 /**
  * How many worker threads a load of `files` documents uses: `requested` when given, else HEARTH_LOAD_WORKERS for a
- * catalog of at least PARALLEL_MIN_FILES; 0 (a serial load) otherwise, which is the default. Off by default
- * because of memory: measured with 2,000 recipes (docs/recipe-api.md), two workers cut the main thread's CPU of a
- * cold start from ~920 to ~690 ms, but the process then stayed 25-35 MB larger once serving (122-137 MB resident
- * instead of 88-97: glibc keeps what the finished workers' threads allocated), above the 100 MB a small board's
- * recipe API is allowed. Worth it where a start's time matters more than that memory (a board with 4 cores and
- * memory to spare).
+ * catalog of at least PARALLEL_MIN_FILES; 0 (a serial load) otherwise, which is the default. Off by default because
+ * it did not pay where it was measured (docs/recipe-api.md, 2,000 recipes on a shared 2-core machine): the main
+ * thread's CPU to the first answer went ~910 -> ~700 ms, but the first answer came no sooner (V8's own threads
+ * already keep a second core busy during a serial load) and two workers left the process at ~99 MB resident, at the
+ * edge of the 100 MB a small board's recipe API is allowed. With 10,000 recipes one worker did shorten a cold start
+ * (3.5 -> 2.7 s). Worth trying where cores are free and memory is not tight.
  */
 export function loadWorkers(files: number, requested?: number, env: NodeJS.ProcessEnv = process.env): number {
   const fromEnv = Number(env.HEARTH_LOAD_WORKERS ?? '0');
