@@ -59,6 +59,10 @@ t.test('the cases JSON.parse would hide go to the strict parser and fail the sam
     'nested duplicate key': '{"x":[{"b":1,"c":{"d":1,"d":1}}]}',
     'duplicate key after an escaped quote in a value': '{"a":"he said \\"a\\":","a":2}',
     'duplicate key spelled with an escape': '{"a":1,"\\u0061":2}',
+    'duplicate key with an escaped colon': '{"a\\u003a":1,"a:":2}',
+    'duplicate key offset by an escaped colon': '{"a":1,"a":"\\u003a"}',
+    'duplicate key whose dropped value has colons': '{"a":"x:y:z","b":{"a:":1},"a":"w"}',
+    'duplicate key, colons balanced elsewhere': '{"k":{"a":1,"a":2},"s":"::"}',
     'raw lone high surrogate': `{"a":"x${'\ud800'}y"}`,
     'raw lone low surrogate in a key': `{"${'\udc00'}":1}`,
     'escaped lone surrogate': '{"a":"\\ud800"}',
@@ -88,6 +92,8 @@ t.test('valid documents that only look suspect take the slow path and still pars
     'exactly 2^53-1': '[9007199254740991,-9007199254740991]',
     'depth 200': `${'['.repeat(200)}1${']'.repeat(200)}`,
     'whitespace before a colon': '{"a" \n : 1, "b"\t:2}',
+    'an escaped colon': '{"\\u003a":"\\u003A","b":":"}',
+    'colons in keys and values': '{"a:b":"c:d:e","f":[":",{"::":"g"}]}',
   };
   for (const [what, text] of Object.entries(cases)) {
     same(t, text, what);

@@ -67,6 +67,17 @@ export function flushIdleCode(env: NodeJS.ProcessEnv = process.env): boolean {
   return true;
 }
 
+/**
+ * The flag to set again in a worker thread as it starts, when this process keeps its young generation small (else
+ * undefined). The subscription above sets it back only once the new worker is online, an event the creating thread
+ * hears only when its event loop runs: a thread that creates workers and then works synchronously (the recipe API's
+ * catalog load) would grow its young generation meanwhile, so the worker sets the flag itself (V8's flags are the
+ * process's).
+ */
+export function youngGenerationFlag(): string | undefined {
+  return applied.has(YOUNG) ? YOUNG : undefined;
+}
+
 type GcFunction = (options?: { type: string; execution: string; flavor?: string }) => void;
 let gcFn: GcFunction | undefined;
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,5 +53,32 @@ t.test('the validators compiled at build time answer as ajv compiling the same s
     }
   }
   t.ok(Object.keys(pre.keys).includes('recipe.schema.json'), 'the recipe schema is among them');
+  // The recipe validator written alone (what a catalog load uses) answers as the one among all.
+  const alone = createRequire(import.meta.url)(out.replace(/\.cjs$/, '-recipe.cjs')) as typeof pre;
+  t.same(alone.keys, { 'recipe.schema.json': 'v0' });
+  t.equal(alone.sourceHash, pre.sourceHash);
+  const one = alone.v0 as ValidateFunction;
+  const all = pre[pre.keys['recipe.schema.json'] as string] as ValidateFunction;
+  for (const { name, doc } of docs)
+    if (one(doc) !== all(doc) || JSON.stringify(one.errors ?? null) !== JSON.stringify(all.errors ?? null))
+      t.fail(`the recipe validator alone on ${name}`);
   t.ok(compared > 1000, `${compared} validations compared`);
+});
+
+t.test('a process that validates only recipes loads the recipe validator alone, not every schema', async (t) => {
+  if (!existsSync(join(root, 'dist/schemas-validators-recipe.cjs'))) {
+    t.pass('no build in dist/ to check (npm run build writes the validators)');
+    return;
+  }
+  const script = `
+    import { createRequire } from 'node:module';
+    const { validate } = await import('./schemas/index.ts');
+    const outcome = validate.recipe({});
+    const loaded = Object.keys(createRequire(import.meta.url).cache).filter((k) => k.includes('schemas-validators'));
+    console.log(JSON.stringify({ valid: outcome.valid, loaded: loaded.map((k) => k.split('/').pop()) }));`;
+  const out = execFileSync(process.execPath, ['--import=./test-support/ts-loader/register.mjs', '--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  t.same(JSON.parse(out), { valid: false, loaded: ['schemas-validators-recipe.cjs'] });
 });

@@ -77,3 +77,24 @@ t.test('install.sh: valid shell; a dry run creates the user and groups, installs
   t.match(out, /\+ systemctl enable hearth\.service/);
   t.match(out, /token create --scopes/);
 });
+
+t.test('the recipe API unit: verified, its index cache in CacheDirectory=, its memory bounded', async (t) => {
+  const text = readFileSync(join(repoRoot, 'systemd/hearth-recipe-api.service'), 'utf8');
+  const r = verify(text.replace('/usr/bin/node', process.execPath).replaceAll('/opt/hearth', repoRoot.replace(/\/$/, '')));
+  t.equal(r.status, 0, r.stderr);
+  t.equal(r.stderr.trim(), '', 'no warnings');
+  const s = settings(text);
+  t.match(s.get('ExecStart'), /bin\/hearth\.mjs recipe-api serve --catalog \S+/);
+  t.notMatch(s.get('ExecStart'), /--no-index-cache|--index-cache/, 'the default cache place, which is CACHE_DIRECTORY');
+  t.equal(s.get('CacheDirectory'), 'hearth', 'systemd sets CACHE_DIRECTORY for the index cache');
+  t.equal(s.get('Environment'), 'MALLOC_ARENA_MAX=2');
+  t.match(s.get('MemoryMax'), /^\d+M$/);
+  t.equal(s.get('User'), 'hearth');
+  t.equal(s.get('ProtectSystem'), 'strict');
+  t.equal(s.get('NoNewPrivileges'), 'yes');
+  t.equal(s.get('PrivateDevices'), 'yes', 'it needs no device');
+  // Every setting has its reason written above it, or is one of the plain ones.
+  const lines = text.split('\n');
+  for (const key of ['CacheDirectory', 'MemoryMax', 'Environment=MALLOC_ARENA_MAX'])
+    t.match(lines[lines.findIndex((l) => l.startsWith(key)) - 1], /^#/, `${key} has its reason above it`);
+});

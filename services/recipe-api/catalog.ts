@@ -3,25 +3,20 @@
  * recursively for *.json). A document that is not JSON, does not validate against the recipe schema, has no
  * id, repeats an id or carries a wrong hash stops the load with its path and the reason.
  */
-import { readdirSync, readFileSync, type Stats, statSync } from 'node:fs';
+import { readdirSync, type Stats, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { documentHash } from '../../core/hash.js';
-import { parseJsonFast } from '../../core/json-parse-fast.js';
 import { packageRoot } from '../../platform/paths.js';
-import { validate } from '../../schemas/index.js';
 import type { RecipeFacts } from '../index/entry.js';
 import { SearchIndex } from '../index/search/search.js';
 import { type CachedIndex, catalogKey, fileStamp, readIndexCache, writeIndexCache } from './index-cache.js';
+import { loadWorkers, parallelReader } from './load-parallel.js';
 import { ApiError } from './params.js';
+import { CatalogError, readJson, readRecipe } from './recipe-check.js';
 import { assignCostTiers, type Json, type Row, rowOf, Strings } from './rows.js';
 import { type IngredientWordIndex, ingredientWordIndex } from './select/words.js';
 
-export class CatalogError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CatalogError';
-  }
-}
+export { CatalogError, readRecipe };
 
 export interface Catalog {
   dir: string;
@@ -37,6 +32,10 @@ export interface Catalog {
   certifications: Json[];
   /** With an index cache: whether this load used it, or wrote it (failed: it could not be written). */
   indexCache?: 'used' | 'written' | 'failed';
+  /** A full load's worker threads (load-parallel.ts) and how many documents they checked. */
+  loadWorkers?: { threads: number; files: number };
+  /** Why the index cache could not be written (with `indexCache: 'failed'`). */
+  indexCacheError?: string;
 }
 
 function walk(dir: string, out: string[], depth = 0, stats?: Stats[]): void {
@@ -57,31 +56,6 @@ function walk(dir: string, out: string[], depth = 0, stats?: Stats[]): void {
       stats?.push(st);
     }
   }
-}
-
-function readJson(file: string): Json {
-  let doc: unknown;
-  try {
-    doc = parseJsonFast(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new CatalogError(`${file}: not valid JSON (${(err as Error).message})`);
-  }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new CatalogError(`${file}: not a JSON object`);
-  return doc as Json;
-}
-
-/** Read and check one recipe document; throws `CatalogError` naming the file. */
-export function readRecipe(file: string): Json {
-  const doc = readJson(file);
-  const v = validate.recipe(doc);
-  if (!v.valid) {
-    const first = v.issues[0];
-    throw new CatalogError(`${file}: not a valid recipe document (${first ? `${first.path || '/'} ${first.message}` : 'schema'})`);
-  }
-  if (typeof doc.id !== 'string' || doc.id === '') throw new CatalogError(`${file}: the recipe has no id`);
-  if (typeof doc.hash === 'string' && documentHash(doc) !== doc.hash)
-    throw new CatalogError(`${file}: hash does not match the document (${doc.hash as string})`);
-  return doc;
 }
 
 function factsOf(r: Row): RecipeFacts {
@@ -154,25 +128,40 @@ export interface LoadOptions {
   certificationsDir?: string;
   /** A file for the index cache (index-cache.ts): used when it matches the catalog, else written after the load. */
   indexCache?: string;
+  /** Worker threads for a full load (load-parallel.ts); by default one less than the cores for a large catalog. */
+  workers?: number;
+  /** Tests: the worker threads check every file (see load-parallel.ts). */
+  workersOnly?: boolean;
 }
 
-/** Every document read, checked and turned into its row. */
-function loadRows(dir: string, files: readonly string[], docs: Map<string, Json>): Row[] {
+/** Every document read, checked (by worker threads too, see load-parallel.ts) and turned into its row, in file order. */
+function loadRows(
+  dir: string,
+  files: readonly string[],
+  docs: Map<string, Json>,
+  workers: number,
+  workersOnly = false,
+): { rows: Row[]; workers?: { threads: number; files: number } } {
   const rows: Row[] = [];
   const seen = new Map<string, string>();
   const strings = new Strings();
-  for (const file of files) {
-    const doc = readRecipe(file);
-    const id = doc.id as string;
-    const before = seen.get(id);
-    if (before !== undefined) throw new CatalogError(`${file}: recipe id ${id} is also used by ${relative(dir, before)}`);
-    seen.set(id, file);
-    const row = rowOf(doc, rows.length, strings);
-    // readRecipe verified a present hash; a document without one stays in memory (nothing to check it against).
-    if (typeof doc.hash === 'string') docFromFile(row, file, docs);
-    rows.push(row);
+  const reader = workers > 0 ? parallelReader(files, workers, workersOnly) : undefined;
+  try {
+    for (const [i, file] of files.entries()) {
+      const doc = reader ? reader.get(i) : readRecipe(file);
+      const id = doc.id as string;
+      const before = seen.get(id);
+      if (before !== undefined) throw new CatalogError(`${file}: recipe id ${id} is also used by ${relative(dir, before)}`);
+      seen.set(id, file);
+      const row = rowOf(doc, rows.length, strings);
+      // The document's hash was verified; one without a hash stays in memory (nothing to check it against).
+      if (typeof doc.hash === 'string') docFromFile(row, file, docs);
+      rows.push(row);
+    }
+  } finally {
+    reader?.close();
   }
-  return rows;
+  return reader ? { rows, workers: { threads: reader.threads, files: reader.byWorkers() } } : { rows };
 }
 
 /**
@@ -214,7 +203,8 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
       : '';
   let cached = opts.indexCache !== undefined ? readIndexCache(opts.indexCache, key) : undefined;
   if (cached && cached.rows.length !== files.length) cached = undefined;
-  const rows = cached ? cachedRows(cached, files, docs) : loadRows(dir, files, docs);
+  const full = cached ? undefined : loadRows(dir, files, docs, loadWorkers(files.length, opts.workers), opts.workersOnly);
+  const rows = cached ? cachedRows(cached, files, docs) : (full?.rows as Row[]);
   if (rows.length === 0) throw new CatalogError(`${dir}: no recipe documents (*.json) found`);
   const byId = new Map<string, Row>();
   for (const r of rows) byId.set(r.id, r);
@@ -238,8 +228,12 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
     certifications: loadCertifications(opts.certificationsDir),
   };
   if (costTiers) cat.costTiers = costTiers;
+  if (full?.workers) cat.loadWorkers = full.workers;
   if (cached) cat.indexCache = 'used';
-  else if (opts.indexCache !== undefined)
-    cat.indexCache = writeIndexCache(opts.indexCache, key, rows, cat.search.pack()) ? 'written' : 'failed';
+  else if (opts.indexCache !== undefined) {
+    const error = writeIndexCache(opts.indexCache, key, rows, cat.search.pack());
+    cat.indexCache = error === undefined ? 'written' : 'failed';
+    if (error !== undefined) cat.indexCacheError = error;
+  }
   return cat;
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { CliError } from '../../platform/cli-error.js';
 import { collectGarbageNow, flushIdleCode, keepYoungGenerationSmall } from '../../platform/young-generation.js';
+import { defaultCacheFile } from './cache-location.js';
 import { CatalogError } from './catalog.js';
 import { HubTokensError } from './hub-tokens.js';
 import { createRecipeApi, type RecipeApi } from './server.js';
@@ -17,7 +18,18 @@ export interface RecipeApiCommandOptions {
   mcpToken?: string[];
   mcpTokensFile?: string;
   hubData?: string;
-  indexCache?: string;
+  /** A file; false with --no-index-cache; undefined: the default place (cache-location.ts). */
+  indexCache?: string | false;
+}
+
+/** The index cache file to use, if any; a default place that cannot be made is a warning, never a failed start. */
+function indexCacheOf(opts: RecipeApiCommandOptions): string | undefined {
+  if (opts.indexCache === false) return undefined;
+  if (typeof opts.indexCache === 'string') return opts.indexCache;
+  const where = defaultCacheFile(opts.catalog);
+  if ('file' in where) return where.file;
+  process.stderr.write(`hearth: warning: no index cache: ${where.error}; every start reads the whole catalog\n`);
+  return undefined;
 }
 
 function positive(value: string, what: string, ok: (n: number) => boolean, rule: string): number {
@@ -54,6 +66,7 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
   const burst = positive(opts.burst, '--burst', (n) => n >= 1, 'a number of at least 1');
   const rate = opts.rateLimit !== undefined ? positive(opts.rateLimit, '--rate-limit', (n) => n > 0, 'a positive number') : undefined;
   const mcpTokens = tokensOf(opts);
+  const indexCache = indexCacheOf(opts);
   // Before the catalog loads: the load keeps most of what it allocates, which would grow the young generation
   // to 32 MB for good (platform/young-generation.ts).
   keepYoungGenerationSmall();
@@ -67,7 +80,7 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
       mcpTokens,
       ...(opts.hubData !== undefined ? { hubData: opts.hubData } : {}),
       ...(opts.certifications !== undefined ? { certificationsDir: opts.certifications } : {}),
-      ...(opts.indexCache !== undefined ? { indexCache: opts.indexCache } : {}),
+      ...(indexCache !== undefined ? { indexCache } : {}),
       ...(rate !== undefined ? { rateLimit: { ratePerSecond: rate, burst } } : {}),
     });
   } catch (err) {
@@ -90,7 +103,14 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
     throw new CliError(`cannot listen on ${opts.host}:${port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   const cache = api.catalog.indexCache;
-  const how = cache === 'used' ? ', from the index cache' : cache === 'failed' ? '; the index cache could not be written' : '';
+  if (cache === 'failed')
+    process.stderr.write(
+      `hearth: warning: the index cache ${indexCache} could not be written (${api.catalog.indexCacheError}); the next start reads the whole catalog again\n`,
+    );
+  const threads = api.catalog.loadWorkers?.threads;
+  const how =
+    (cache === 'used' ? ', from the index cache' : cache === 'failed' ? '; the index cache could not be written' : '') +
+    (threads ? `, ${threads} worker thread${threads > 1 ? 's' : ''}` : '');
   process.stdout.write(
     `recipe API serving ${api.catalog.rows.length} recipes from ${opts.catalog} (loaded in ${loadMs} ms${how}) at ${address}\n`,
   );

@@ -93,8 +93,11 @@ export function readIndexCache(file: string, key: string): CachedIndex | undefin
   }
 }
 
-/** Write the cache of `key` (best effort: a read-only place only costs the next start a full load). */
-export function writeIndexCache(file: string, key: string, rows: readonly Row[], search: PackedSearch): boolean {
+/**
+ * Write the cache of `key` (best effort: a read-only place only costs the next start a full load). Returns
+ * undefined when written, else why not (an errno code or a message).
+ */
+export function writeIndexCache(file: string, key: string, rows: readonly Row[], search: PackedSearch): string | undefined {
   const stored: Stored = {
     format: FORMAT,
     key,
@@ -108,13 +111,13 @@ export function writeIndexCache(file: string, key: string, rows: readonly Row[],
   try {
     writeFileSync(tmp, serialize(stored), { mode: 0o600 });
     renameSync(tmp, file);
-    return true;
-  } catch {
+    return undefined;
+  } catch (err) {
     try {
       rmSync(tmp, { force: true });
     } catch {
       // nothing more to do: the cache is best effort
     }
-    return false;
+    return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
   }
 }

@@ -25,8 +25,9 @@ export const registerRecipeApi: RegisterCommand = (program) => {
     )
     .option(
       '--index-cache <file>',
-      'keep the checked catalog in this file: a later start over the same unchanged files skips reading, checking and hashing them',
+      'keep the checked catalog in this file (default: one file per catalog in $CACHE_DIRECTORY, else $XDG_CACHE_HOME/hearth, else ~/.cache/hearth): a later start over the same unchanged files skips reading, checking and hashing them',
     )
+    .option('--no-index-cache', 'neither use nor write an index cache')
     .action(async (opts) => {
       const { runRecipeApi } = await import('../../../services/recipe-api/cli.js');
       await runRecipeApi(opts);
