@@ -67,8 +67,14 @@ async function run(label: string, env: Record<string, string>, hubFlags = ''): P
   p.stdout.on('data', (d: Buffer) => {
     out += d.toString();
     for (let i = out.indexOf('\n'); i >= 0; i = out.indexOf('\n')) {
-      const line = JSON.parse(out.slice(0, i)) as Phase & { done?: boolean; hubPid?: number; kind?: string };
+      const text = out.slice(0, i);
       out = out.slice(i + 1);
+      // What the hub itself prints (e.g. with `--hub-flags=--trace-gc`) goes to stderr, marked.
+      if (!text.startsWith('{')) {
+        process.stderr.write(`  hub: ${text}\n`);
+        continue;
+      }
+      const line = JSON.parse(text) as Phase & { done?: boolean; hubPid?: number; kind?: string };
       if (line.hubPid) {
         hubPid = line.hubPid;
         kind = line.kind ?? '';
