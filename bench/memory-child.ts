@@ -93,6 +93,7 @@ const r = await runFuzz({
   },
   after: async () => {
     await phase('hostile mix over');
+    hub.send({ follow: afterMs });
     await new Promise((resolve) => setTimeout(resolve, afterMs));
     await phase(`${afterMs / 1000} s after`);
     await phase('after forced GCs', true);

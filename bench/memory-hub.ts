@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { keepYoungGenerationSmall } from '../platform/young-generation.js';
+import { flushIdleCode, keepYoungGenerationSmall } from '../platform/young-generation.js';
 
 keepYoungGenerationSmall();
+flushIdleCode();
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 const { fuzzHub, serveTarget } = await import('../test-support/fuzz-target.js');
@@ -59,8 +60,18 @@ function reading(phase: string): Reading {
 const dir = mkdtempSync(join(tmpdir(), 'hearth-memory-'));
 const h = await fuzzHub(dir);
 serveTarget(h, (msg) => {
-  const m = msg as { reading?: string; gc?: boolean; snapshot?: string };
-  if (m.reading !== undefined) {
+  const m = msg as { reading?: string; gc?: boolean; snapshot?: string; follow?: number };
+  if (m.follow !== undefined) {
+    // The wait after the mix: the hub's clock runs with the wall clock for `follow` ms, as a device's does, so
+    // what the supervisor does on its own clock while idle (stopping the loop watchdog's thread once the heat
+    // has been off for a while) happens here too. During the mix the harness drives the clock itself.
+    const step = 250;
+    const until = Date.now() + m.follow;
+    const tick = setInterval(() => {
+      if (Date.now() >= until) clearInterval(tick);
+      void h.clock.advanceAsync(step);
+    }, step);
+  } else if (m.reading !== undefined) {
     if (m.gc) {
       gc();
       gc();

@@ -4,7 +4,10 @@
  * its own (bench/memory-hub.ts) and the mix comes from another (bench/memory-child.ts, which starts the hub); this
  * process samples the hub's VmRSS every 100 ms and prints RSS when the hub is up (before), the peak, and 30 s
  * after the run (`--after-ms=N`), with the breakdown per phase (V8 heap, external and array buffers, anonymous
- * memory) and the client's own peak beside it. Targets: peak ≤ 150 MB, after ≤ before + 20 MB. `--variants` also
+ * memory) and the client's own peak beside it, for the hub as `hearth start` runs from a shell and as
+ * systemd/hearth.service runs it (the unit's Environment= lines: its allocator settings; `--no-unit` skips it).
+ * Targets: peak ≤ 150 MB, after ≤ before + 20 MB. `--hub-env=K=V,…` and `--hub-flags=FLAGS` add a hub with that
+ * environment or those Node flags (each repeatable). `--variants` also
  * runs the young generation capped on the command line (--max-semi-space-size=1) and MALLOC_ARENA_MAX=2, alone and
  * together, side by side (`--young-default` adds V8's default young generation), `--rounds=N` alternates them;
  * `--snapshots=DIR` writes heap snapshots of the hub before and after (bench/heap-diff.mjs compares them).
@@ -64,8 +67,14 @@ async function run(label: string, env: Record<string, string>, hubFlags = ''): P
   p.stdout.on('data', (d: Buffer) => {
     out += d.toString();
     for (let i = out.indexOf('\n'); i >= 0; i = out.indexOf('\n')) {
-      const line = JSON.parse(out.slice(0, i)) as Phase & { done?: boolean; hubPid?: number; kind?: string };
+      const text = out.slice(0, i);
       out = out.slice(i + 1);
+      // What the hub itself prints (e.g. with `--hub-flags=--trace-gc`) goes to stderr, marked.
+      if (!text.startsWith('{')) {
+        process.stderr.write(`  hub: ${text}\n`);
+        continue;
+      }
+      const line = JSON.parse(text) as Phase & { done?: boolean; hubPid?: number; kind?: string };
       if (line.hubPid) {
         hubPid = line.hubPid;
         kind = line.kind ?? '';
@@ -105,11 +114,37 @@ async function run(label: string, env: Record<string, string>, hubFlags = ''): P
     );
 }
 
+/** The `Environment=` lines of systemd/hearth.service: how the unit a Pi runs starts hearth. */
+const unitEnv: Record<string, string> = Object.fromEntries(
+  [
+    ...readFileSync(fileURLToPath(new URL('../systemd/hearth.service', import.meta.url)), 'utf8').matchAll(
+      /^Environment=([A-Za-z_]+)=(.*)$/gm,
+    ),
+  ].map((m) => [m[1] as string, m[2] as string]),
+);
+const unitLabel = Object.entries(unitEnv)
+  .map(([k, v]) => `${k}=${v}`)
+  .join(' ');
+
 // `--rounds=N` repeats the cycle (alternating the variants), for medians under a noisy load.
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? 1);
 for (let r = 1; r <= rounds; r++) {
   const tag = rounds > 1 ? ` [round ${r}/${rounds}]` : '';
-  await run(`hub as hearth start runs it (young generation kept small)${tag}`, {});
+  await run(`hub as hearth start runs it from a shell${tag}`, {});
+  // The same hub with the environment systemd/hearth.service gives it (its allocator settings), read from the unit.
+  if (!process.argv.includes('--no-unit')) await run(`hub with the environment of systemd/hearth.service (${unitLabel})${tag}`, unitEnv);
+  // `--hub-env=K=V,K=V` (repeatable): one more hub per option, with that environment (allocator settings).
+  for (const a of process.argv.filter((x) => x.startsWith('--hub-env='))) {
+    const env = Object.fromEntries(
+      a
+        .slice(10)
+        .split(',')
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    );
+    await run(`${a.slice(10)}${tag}`, env);
+  }
+  // `--hub-flags=FLAGS` (repeatable): one more hub per option, with those Node/V8 flags on its command line.
+  for (const a of process.argv.filter((x) => x.startsWith('--hub-flags='))) await run(`${a.slice(12)}${tag}`, {}, a.slice(12));
   if (!process.argv.includes('--variants')) continue;
   await run(`young generation capped on the command line (--max-semi-space-size=1)${tag}`, {}, '--max-semi-space-size=1');
   await run(`MALLOC_ARENA_MAX=2${tag}`, { MALLOC_ARENA_MAX: '2' });

@@ -77,7 +77,7 @@ function warmUp(nodeBin: string, hearth: string): Promise<void> {
   const child = spawn(nodeBin, [hearth, 'start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     // As scripts/build-bundle.mjs records it: V8's flags as a fresh process has them.
-    env: { ...process.env, HEARTH_WRITE_CODE_CACHE: '1', HEARTH_YOUNG_GENERATION: 'grow' },
+    env: { ...process.env, HEARTH_WRITE_CODE_CACHE: '1', HEARTH_YOUNG_GENERATION: 'grow', HEARTH_CODE_FLUSH: 'keep' },
   });
   let out = '';
   let asked = false;

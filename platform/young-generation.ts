@@ -15,24 +15,55 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Worker } from 'node:worker_threads';
 
-let applied = false;
-const FLAG = '--semi-space-growth-factor=1';
+/** V8 flags set at run time so far; set again whenever a worker thread is created (see below). */
+const applied = new Set<string>();
 
 /**
- * Stop the young generation from growing from now on (once per process; a no-op when opted out). Creating a
- * worker thread puts V8's flags back to the command line's (measured on Node 20: after the supervisor's watchdog
- * worker started, the young generation grew to 32 MB again), so the flag is set again whenever one is created.
+ * Set V8 flags for the rest of the process. Creating a worker thread puts V8's flags back to the command line's
+ * (measured on Node 20: after the supervisor's watchdog worker started, the young generation grew to 32 MB
+ * again), so every flag set here is set again whenever one is created.
  */
-export function keepYoungGenerationSmall(env: NodeJS.ProcessEnv = process.env): boolean {
-  if (applied) return true;
-  if (env.HEARTH_YOUNG_GENERATION === 'grow') return false;
-  setFlagsFromString(FLAG);
+function keepFlags(flags: readonly string[]): void {
+  const first = applied.size === 0;
+  for (const f of flags) {
+    applied.add(f);
+    setFlagsFromString(f);
+  }
+  if (!first) return;
+  const again = () => {
+    for (const f of applied) setFlagsFromString(f);
+  };
   // Published by the Worker constructor; the new thread may still be setting up, so again once it is online.
   subscribe('worker_threads', (message) => {
-    setFlagsFromString(FLAG);
-    (message as { worker?: Worker }).worker?.once('online', () => setFlagsFromString(FLAG));
+    again();
+    (message as { worker?: Worker }).worker?.once('online', again);
   });
-  applied = true;
+}
+
+const YOUNG = '--semi-space-growth-factor=1';
+
+/** Stop the young generation from growing from now on (once per process; a no-op when opted out). */
+export function keepYoungGenerationSmall(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.HEARTH_YOUNG_GENERATION === 'grow') return false;
+  if (!applied.has(YOUNG)) keepFlags([YOUNG]);
+  return true;
+}
+
+/**
+ * Give back the compiled code of functions that stopped running. V8 drops a function's bytecode once it has not
+ * run through `--bytecode-old-age` full collections (5 by default) and never drops its baseline (Sparkplug) code
+ * unless `--flush-baseline-code`; a library a surface loads on first use (the MCP SDK, GraphQL, A2A, jose) keeps
+ * its code in the heap long after the last request. Measured side by side (`npm run bench -- memory
+ * --requests=6000`, docs/performance.md), RSS 30 s after the hostile mix minus before: +32.2 and +38.2 MB with
+ * V8's default, +35.8 with an old age of 2, +22.1 and +25.2 with 1 (code space 6.3 → 2.0–2.5 MB). A function
+ * that runs between two full collections keeps its code; one dropped is compiled again from its source on its
+ * next call (microseconds a function). `HEARTH_CODE_FLUSH=keep` leaves V8's default.
+ */
+export const FLUSH_FLAGS = ['--flush-baseline-code', '--bytecode-old-age=1'] as const;
+
+export function flushIdleCode(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.HEARTH_CODE_FLUSH === 'keep') return false;
+  if (!FLUSH_FLAGS.every((f) => applied.has(f))) keepFlags(FLUSH_FLAGS);
   return true;
 }
 
@@ -44,7 +75,7 @@ export function keepYoungGenerationSmall(env: NodeJS.ProcessEnv = process.env): 
  * process's).
  */
 export function youngGenerationFlag(): string | undefined {
-  return applied ? FLAG : undefined;
+  return applied.has(YOUNG) ? YOUNG : undefined;
 }
 
 type GcFunction = (options?: { type: string; execution: string; flavor?: string }) => void;

@@ -133,7 +133,7 @@ await replaceFile(join(outdir, 'hearth.mjs'), await readFile(join(root, 'scripts
 
 // The warm-up: start the bundle once as `hearth start` runs (simulated rig, a fresh data directory), ask for the
 // safety limits once, stop it; its exit writes the code cache of everything that ran. It runs with V8's flags
-// left as a fresh process has them (HEARTH_YOUNG_GENERATION=grow: no --semi-space-growth-factor set at run time):
+// left as a fresh process has them (HEARTH_YOUNG_GENERATION=grow, HEARTH_CODE_FLUSH=keep: no flag set at run time):
 // the cache carries a hash of the flags in force when it is written, and Node 24's V8 refuses a cache whose hash
 // differs from the reading process's at compile time (Node 20's did not check it).
 const dataDir = await mkdtemp(join(tmpdir(), 'hearth-bundle-'));
@@ -144,7 +144,7 @@ try {
       [join(outdir, 'hearth.mjs'), 'start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', dataDir, '--log-level', 'warn'],
       {
         cwd: root,
-        env: { ...process.env, HEARTH_WRITE_CODE_CACHE: '1', HEARTH_YOUNG_GENERATION: 'grow' },
+        env: { ...process.env, HEARTH_WRITE_CODE_CACHE: '1', HEARTH_YOUNG_GENERATION: 'grow', HEARTH_CODE_FLUSH: 'keep' },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { distIsFresh, repoRoot } from '../../test-support/cli.js';
+import { checkMcpErrorCodes, mcpPost } from '../../test-support/mcp-errors.js';
 
 /** The build's own inputs besides the sources distIsFresh() looks at: a change to them also calls for a rebuild. */
 const BUILD_INPUTS = [
@@ -18,6 +19,7 @@ const BUILD_INPUTS = [
   'scripts/build-validators.mjs',
   'scripts/build-route-validators.mjs',
   'scripts/build-bundle.mjs',
+  'scripts/build-vendor.mjs',
 ];
 
 /** dist/ built after every source and build script (`npm ci` builds it through prepare): no need to build again. */
@@ -37,6 +39,12 @@ t.test('npm run build, then node bin/hearth.mjs start serves the API and the das
 
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-compiled-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const created = spawnSync(process.execPath, ['bin/hearth.mjs', 'token', 'create', '--scopes', 'read', '--json', '--data-dir', dataDir], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
+  t.equal(created.status, 0, `hearth token create\n${created.stderr}`);
+  const token = (JSON.parse(created.stdout) as { token: string }).token;
   const child = spawn(
     process.execPath,
     ['bin/hearth.mjs', 'start', '--http-port', '0', '--data-dir', dataDir, '--sim-speed', 'manual', '--log-level', 'warn'],
@@ -81,7 +89,51 @@ t.test('npm run build, then node bin/hearth.mjs start serves the API and the das
   t.equal(script.status, 200, 'its script is served');
   const caps = await fetch(`${url}/v1/capabilities`);
   t.equal(caps.status, 200, 'the Core API answers');
+  // MCP from the build: the SDK and zod come from one bundled file (scripts/build-vendor.mjs), and speak as they do
+  // from node_modules (the same error codes and version negotiation the source tree's tests check).
+  await checkMcpErrorCodes(t, `${url}/svc/v1/mcp`, { authorization: `Bearer ${token}` });
+  const listed = await mcpPost(
+    `${url}/svc/v1/mcp`,
+    { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} },
+    { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2025-06-18' },
+  );
+  const tools = (listed.messages[0] as { result?: { tools?: { name: string }[] } }).result?.tools ?? [];
+  t.ok(
+    tools.some((x) => x.name === 'search_recipes'),
+    `tools/list answers the hub's tools (${tools.length})`,
+  );
 
   child.kill('SIGTERM');
   t.equal(await exited, 0, 'SIGTERM: heat off, store closed, exit 0');
+});
+
+t.test('the build reads the MCP SDK and zod from its one bundled file, none of their modules from node_modules', async (t) => {
+  if (!buildIsFresh()) {
+    const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, encoding: 'utf8', timeout: 180_000 });
+    t.equal(build.status, 0, `npm run build\n${build.stdout}${build.stderr}`);
+  }
+  const probe = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { createRequire } from 'node:module';
+       const m = await import('./dist/platform/vendor/mcp-server.js');
+       const loaded = Object.keys(createRequire(import.meta.url).cache);
+       console.log(JSON.stringify({ names: Object.keys(m), loaded }));`,
+    ],
+    { cwd: repoRoot, encoding: 'utf8' },
+  );
+  t.equal(probe.status, 0, probe.stderr);
+  const { names, loaded } = JSON.parse(probe.stdout) as { names: string[]; loaded: string[] };
+  t.ok(names.includes('McpServer') && names.includes('createMcpHandler'), 'the names platform/vendor/mcp-server.ts exports');
+  t.ok(
+    loaded.some((f) => f.endsWith(join('dist', 'vendor', 'mcp-server.cjs'))),
+    'read from dist/vendor/mcp-server.cjs',
+  );
+  t.same(
+    loaded.filter((f) => /node_modules[\\/](@modelcontextprotocol|zod)[\\/]/.test(f)),
+    [],
+    'nothing of the SDK or zod from node_modules',
+  );
 });

@@ -18,9 +18,8 @@ type Handler = ReturnType<typeof hubMcpHandler>;
 const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function loadHandler(d: HubMcpDeps): Promise<Handler> {
-  await import('@modelcontextprotocol/server/_shims');
-  await breathe();
-  await import('@modelcontextprotocol/server');
+  // The SDK with zod: one minified file in the build (platform/vendor/mcp-server.ts), ~60 ms to evaluate here.
+  await import('../../platform/vendor/mcp-server.js');
   await breathe();
   await import('../../platform/mcp/schema.js');
   await breathe();

@@ -5,10 +5,11 @@
  * `svc://recipe/{id}` (any token), `svc://session/{id}` and `svc://inventory` (`read`). Prompts: `plan_dinner`
  * (any token: recipes only) and `use_expiring_items` (`read`: it shows the inventory); the kitchen's data goes into them as a labelled JSON block, never as instructions.
  */
-import { createMcpHandler, McpServer, ProtocolError, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
+
 import type { Principal } from '../../platform/http/auth.js';
 import { ProblemError } from '../../platform/http/problems.js';
 import { jsonSchema } from '../../platform/mcp/schema.js';
+import { createMcpHandler, McpServer, ProtocolError, ResourceNotFoundError, ResourceTemplate } from '../../platform/vendor/mcp-server.js';
 import { SVC_VERSION } from '../hub/types.js';
 import { type HubMcpDeps, registerHubTools } from './tools.js';
 

@@ -23,7 +23,7 @@ export interface SupervisorContext {
   checks?: Partial<CheckParams>;
   /** Watchdog: real-time stall threshold in ms (default 200), or false on rigs without reachable outputs. */
   watchdogStallMs?: number;
-  /** Clock ms with every heater off and no lease after which the watchdog's thread is stopped (default 60000). */
+  /** Clock ms with every heater off and no lease after which the watchdog's thread is stopped (default 20000). */
   watchdogIdleMs?: number;
   /** How a heater's wire stands as its holder (the heat guard) reports it: `cut` makes status say it is off. */
   wire?: (heater: string) => 'on' | 'off' | 'cut' | undefined;

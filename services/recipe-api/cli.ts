@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { CliError } from '../../platform/cli-error.js';
-import { collectGarbageNow, keepYoungGenerationSmall } from '../../platform/young-generation.js';
+import { collectGarbageNow, flushIdleCode, keepYoungGenerationSmall } from '../../platform/young-generation.js';
 import { defaultCacheFile } from './cache-location.js';
 import { CatalogError } from './catalog.js';
 import { HubTokensError } from './hub-tokens.js';
@@ -70,6 +70,8 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
   // Before the catalog loads: the load keeps most of what it allocates, which would grow the young generation
   // to 32 MB for good (platform/young-generation.ts).
   keepYoungGenerationSmall();
+  // The load's own code (parsing, hashing, rows) runs once: V8 may drop it afterwards.
+  flushIdleCode();
   const started = performance.now();
   let api: RecipeApi;
   try {

@@ -2,8 +2,9 @@
  * The recipe API's MCP server: every operation as a tool. Loaded by mcp.ts on the first authorized /mcp
  * request, so a start neither loads the MCP SDK (with zod, several MB resident) nor waits for it.
  */
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+
 import { jsonSchema } from '../../../platform/mcp/schema.js';
+import { createMcpHandler, McpServer } from '../../../platform/vendor/mcp-server.js';
 import type { Catalog } from '../catalog.js';
 import { ApiError } from '../params.js';
 import type { Json } from '../rows.js';
