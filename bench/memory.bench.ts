@@ -114,13 +114,15 @@ async function run(label: string, env: Record<string, string>, hubFlags = ''): P
     );
 }
 
-/** The `Environment=` lines of systemd/hearth.service: how the unit a Pi runs starts hearth. */
+/** The `Environment=` lines of systemd/hearth.service but NODE_ENV (as the cgroup test): its allocator settings. */
 const unitEnv: Record<string, string> = Object.fromEntries(
   [
     ...readFileSync(fileURLToPath(new URL('../systemd/hearth.service', import.meta.url)), 'utf8').matchAll(
       /^Environment=([A-Za-z_]+)=(.*)$/gm,
     ),
-  ].map((m) => [m[1] as string, m[2] as string]),
+  ]
+    .filter((m) => m[1] !== 'NODE_ENV')
+    .map((m) => [m[1] as string, m[2] as string]),
 );
 const unitLabel = Object.entries(unitEnv)
   .map(([k, v]) => `${k}=${v}`)

@@ -58,3 +58,10 @@ t.test('the code of functions that stopped running is dropped at the next full c
     `bytecode ${on.before.toFixed(2)} → ${on.after.toFixed(2)} MB with the setting, ${off.before.toFixed(2)} → ${off.after.toFixed(2)} MB without (${on.majors} full collections each)`,
   );
 });
+
+t.test("the hub's default keeps code (its stop path runs rarely); HEARTH_CODE_FLUSH=idle turns flushing on", async (t) => {
+  const { flushIdleCode } = await import('./young-generation.js');
+  t.equal(flushIdleCode({}, false), false, 'hearth start without the variable: V8 keeps code');
+  t.equal(flushIdleCode({ HEARTH_CODE_FLUSH: 'keep' }), false, 'keep: never');
+  t.equal(flushIdleCode({ HEARTH_CODE_FLUSH: 'idle' }, false), true, 'idle: on, whatever the default');
+});

@@ -57,25 +57,28 @@ export function keepYoungGenerationSmall(env: NodeJS.ProcessEnv = process.env): 
  * --requests=6000`, docs/performance.md), RSS 30 s after the hostile mix minus before: +32.2 and +38.2 MB with
  * V8's default, +35.8 with an old age of 2, +22.1 and +25.2 with 1 (code space 6.3 → 2.0–2.5 MB). A function
  * that runs between two full collections keeps its code; one dropped is compiled again from its source on its
- * next call (microseconds a function). `HEARTH_CODE_FLUSH=keep` leaves V8's default.
+ * next call (~90 µs a function here). That is why the hub does not do it by default: the code of its stop path
+ * runs only when someone stops, and the first e-stop after a quiet spell would compile it again (measured: the
+ * first e-stop 25 s after an idle start answered in 255–277 ms with flushing, 158–192 ms without, on the loaded
+ * development machine; several times that on a Pi). The recipe API, which has no such path, does it by default.
+ * `HEARTH_CODE_FLUSH=idle` turns it on, `keep` off, whatever the caller's default.
  */
 export const FLUSH_FLAGS = ['--flush-baseline-code', '--bytecode-old-age=1'] as const;
 
-export function flushIdleCode(env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env.HEARTH_CODE_FLUSH === 'keep') return false;
+export function flushIdleCode(env: NodeJS.ProcessEnv = process.env, byDefault = true): boolean {
+  if (env.HEARTH_CODE_FLUSH === 'keep' || (!byDefault && env.HEARTH_CODE_FLUSH !== 'idle')) return false;
   if (!FLUSH_FLAGS.every((f) => applied.has(f))) keepFlags(FLUSH_FLAGS);
   return true;
 }
 
 /**
- * The flag to set again in a worker thread as it starts, when this process keeps its young generation small (else
- * undefined). The subscription above sets it back only once the new worker is online, an event the creating thread
- * hears only when its event loop runs: a thread that creates workers and then works synchronously (the recipe API's
- * catalog load) would grow its young generation meanwhile, so the worker sets the flag itself (V8's flags are the
- * process's).
+ * The V8 flags this process set at run time, to set again in a worker thread as it starts. The subscription above
+ * sets them back only once the new worker is online, an event the creating thread hears only when its event loop
+ * runs: a thread that creates workers and then works synchronously (the recipe API's catalog load) would run
+ * without them meanwhile, so the worker sets them itself (V8's flags are the process's).
  */
-export function youngGenerationFlag(): string | undefined {
-  return applied.has(YOUNG) ? YOUNG : undefined;
+export function keptFlags(): string[] {
+  return [...applied];
 }
 
 type GcFunction = (options?: { type: string; execution: string; flavor?: string }) => void;

@@ -61,6 +61,7 @@ for (const name of VENDORED) {
     `export const { ${names.join(', ')} } = lib;`,
     '',
   ].join('\n');
+  await mkdir(dirname(wrapper), { recursive: true });
   await replaceFile(wrapper, wrapped);
   process.stdout.write(`dist/vendor/${name}.cjs ${(code.contents.length / 1024).toFixed(0)} KiB (${names.length} exports)\n`);
 }

@@ -62,8 +62,9 @@ class SupervisorImpl implements Supervisor {
     this.checks = new SampleChecks(ctx.rig.sensors, { ...CHECK_DEFAULTS, ...ctx.checks }, ctx.clock.now());
     const failed = (err: Error) => this.cutAll('watchdog', `the loop watchdog's thread failed (${err.message}): all heat cut`);
     this.watchdog = loopWatchdog(ctx.rig, ctx.watchdogStallMs, (cut) => this.reportCut(cut), failed);
-    // 20 s idle: the thread's ~7 MB go back soon after a cook (a small board's memory), while the pauses
-    // between a recipe's heated steps hold a lease and keep it; re-arming costs ~50 ms of its own thread.
+    // 20 s idle: the thread's ~7 MB go back soon after a cook (a small board's memory). A recipe that pauses
+    // longer between heated steps (a confirmation, a human step: they hold no lease) stops and re-creates it;
+    // arming is synchronous before the next grant, and re-creating costs ~50 ms of its own thread.
     this.arming = new WatchdogArming(this.watchdog, ctx.watchdogIdleMs ?? 20_000);
   }
 

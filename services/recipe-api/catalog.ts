@@ -128,7 +128,7 @@ export interface LoadOptions {
   certificationsDir?: string;
   /** A file for the index cache (index-cache.ts): used when it matches the catalog, else written after the load. */
   indexCache?: string;
-  /** Worker threads for a full load (load-parallel.ts); by default one less than the cores for a large catalog. */
+  /** Worker threads for a full load (load-parallel.ts); none by default (HEARTH_LOAD_WORKERS=N chooses). */
   workers?: number;
   /** Tests: the worker threads check every file (see load-parallel.ts). */
   workersOnly?: boolean;

@@ -14,7 +14,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import { youngGenerationFlag } from '../../platform/young-generation.js';
+import { keptFlags } from '../../platform/young-generation.js';
 import { CatalogError, type Checked, documentOf, readRecipe } from './recipe-check.js';
 import type { Json } from './rows.js';
 
@@ -57,7 +57,7 @@ type Done = Checked | { own: Json } | { fail: CatalogError };
 export interface ParallelReader {
   /** The checked document of file `i` (in order: each once); throws `CatalogError` for a bad one. */
   get(i: number): Json;
-  /** Let go of the workers' ports (they end on their own once no file is left). */
+  /** Let go of the workers' ports and end the workers (a finished load's have ended on their own). */
   close(): void;
   /** Worker threads started, and how many files they checked whose answers were used. */
   threads: number;
@@ -74,17 +74,19 @@ export function parallelReader(files: readonly string[], workers: number, worker
   const counters = new Int32Array(control); // [next file to take, answers posted, files used here]
   const url = workerFile();
   const ports: MessagePort[] = [];
+  const threads: Worker[] = [];
   for (let w = 0; url !== undefined && w < workers; w++) {
     const { port1, port2 } = new MessageChannel();
     try {
       const worker = new Worker(url, {
-        workerData: { files, control, port: port2, window: WINDOW, flag: youngGenerationFlag() },
+        workerData: { files, control, port: port2, window: WINDOW, flags: keptFlags() },
         transferList: [port2],
       });
       worker.unref();
       // A worker that fails leaves its files to this thread (see above); nothing to report.
       worker.on('error', () => {});
       ports.push(port1);
+      threads.push(worker);
     } catch {
       port1.close();
     }
@@ -145,6 +147,8 @@ export function parallelReader(files: readonly string[], workers: number, worker
     byWorkers: () => byWorkers,
     close: () => {
       for (const p of ports) p.close();
+      // A load that stopped at a bad file leaves workers waiting for this thread to move on: end them.
+      for (const w of threads) void w.terminate();
     },
   };
 }

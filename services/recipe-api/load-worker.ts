@@ -6,16 +6,16 @@
 import { setFlagsFromString } from 'node:v8';
 import { type MessagePort, workerData } from 'node:worker_threads';
 
-const { files, control, port, window, flag } = workerData as {
+const { files, control, port, window, flags } = workerData as {
   files: string[];
   control: SharedArrayBuffer;
   port: MessagePort;
   window: number;
-  /** A V8 flag the main thread had set (platform/young-generation.ts), which this thread's start put back. */
-  flag?: string;
+  /** The V8 flags the main thread had set (platform/young-generation.ts), which this thread's start put back. */
+  flags?: string[];
 };
 // First, before loading the checker: the main thread is loading the catalog meanwhile (young-generation.ts).
-if (flag !== undefined) setFlagsFromString(flag);
+for (const f of flags ?? []) setFlagsFromString(f);
 const { checkFile } = await import('./recipe-check.js');
 // [next file to take, answers posted, files the main thread has used]
 const counters = new Int32Array(control);

@@ -4,11 +4,13 @@
  * labelled as data, never as instructions to the model.
  */
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
+// From the package, not the build's bundle (platform/vendor): @modelcontextprotocol/fastify above loads the package
+// anyway, and one copy of the SDK is smaller than two.
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../../platform/http/problems.js';
 import { serveMcp } from '../../../platform/mcp/bridge.js';
 import { jsonSchema } from '../../../platform/mcp/schema.js';
-import { createMcpHandler, McpServer } from '../../../platform/vendor/mcp-server.js';
 import type { AdviceRequest } from '../../advice/index.js';
 import { adviceRequestSchema, askSchema } from '../../advice/request-schema.js';
 import { adviseStateless, askStateless } from '../../advice/stateless.js';
