@@ -58,9 +58,9 @@ export function keepYoungGenerationSmall(env: NodeJS.ProcessEnv = process.env): 
  * V8's default, +35.8 with an old age of 2, +22.1 and +25.2 with 1 (code space 6.3 → 2.0–2.5 MB). A function
  * that runs between two full collections keeps its code; one dropped is compiled again from its source on its
  * next call (~90 µs a function here). That is why the hub does not do it by default: the code of its stop path
- * runs only when someone stops, and the first e-stop after a quiet spell would compile it again (measured: the
- * first e-stop 25 s after an idle start answered in 255–277 ms with flushing, 158–192 ms without, on the loaded
- * development machine; several times that on a Pi). The recipe API, which has no such path, does it by default.
+ * runs only when someone stops, and the first e-stop after a quiet spell would compile it again (measured on a
+ * quiet machine: an e-stop 40 s after the last one answered in 16.5–25.4 ms with flushing, 7.1–7.8 ms without;
+ * several times that on a Pi). The recipe API, which has no such path, does it by default.
  * `HEARTH_CODE_FLUSH=idle` turns it on, `keep` off, whatever the caller's default.
  */
 export const FLUSH_FLAGS = ['--flush-baseline-code', '--bytecode-old-age=1'] as const;
