@@ -16,23 +16,13 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import type { Reading } from './memory-hub.js';
 
 const child = fileURLToPath(new URL('memory-child.ts', import.meta.url));
 const flags = process.argv.slice(2).filter((a) => ['--requests=', '--after-ms=', '--seed=', '--snapshots='].some((f) => a.startsWith(f)));
 
-interface Phase {
-  phase: string;
-  rss: number;
-  anon: number;
-  heapTotal: number;
-  heapUsed: number;
-  external: number;
-  arrayBuffers: number;
-  newSpace: number;
-  oldSpace: number;
-  largeObjects: number;
-  code: number;
-}
+/** What the hub reports of itself per phase (bench/memory-hub.ts). */
+type Phase = Reading;
 
 const rssOf = (pid: number | undefined): number => {
   try {

@@ -25,7 +25,7 @@ import { createIndexServer } from '../services/index/serve/server.js';
 import { loadCatalog } from '../services/recipe-api/catalog.js';
 import { type Json, rowOf, Strings } from '../services/recipe-api/rows.js';
 import { createRecipeApi } from '../services/recipe-api/server.js';
-import { cliKind, cpuMs, rssMb, type Spawned, smapsMb, spawnServer } from './spawn-server.js';
+import { cliKind, cpuMs, rssMb, type Spawned, smapsMb, spawnServer, stopChild } from './spawn-server.js';
 import { percentile, report, summarize } from './stats.js';
 
 // `--count=N` for another catalog size (docs/recipe-api.md records 10,000); `--rounds=N` spawns of each kind.
@@ -115,12 +115,7 @@ function spawnFloor(): Promise<Spawned> {
   const child = spawn(process.execPath, [new URL('./fastify-floor.mjs', import.meta.url).pathname], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const kill = () =>
-    new Promise<void>((r) => {
-      if (child.exitCode !== null) return r();
-      child.once('exit', () => r());
-      child.kill('SIGTERM');
-    });
+  const kill = () => stopChild(child);
   return new Promise((resolve, reject) => {
     let out = '';
     child.once('exit', (code) => reject(new Error(`the floor exited ${code}`)));
@@ -223,13 +218,20 @@ try {
   report('floor (node + Fastify, one route): spawn to first 200', floor.ms, 'ms');
   report('  its resident memory after a few requests', floor.rss, 'MB');
   report('  its p99 over HTTP keep-alive (1,000 sequential requests after 500)', floorP99, 'ms');
-  for (const [name, k, p99] of [
-    ['hearth recipe-api serve --no-index-cache (cold)', cold, apiP99],
-    ['hearth recipe-api serve, first start (full load, then its index cache written)', writing, undefined],
-    ['hearth recipe-api serve, restart (its index cache used)', cached, cachedP99],
-    ['hearth recipe-api serve --no-index-cache, HEARTH_LOAD_WORKERS=1', threaded[0] as Kind, undefined],
-    ['hearth recipe-api serve --no-index-cache, HEARTH_LOAD_WORKERS=2', threaded[1] as Kind, undefined],
-  ] as const) {
+  // Each kind of start: its name in the figures, its name in the summary, its runs, its search p99s (if measured).
+  const kinds = [
+    ['hearth recipe-api serve --no-index-cache (cold)', 'cold (--no-index-cache)', cold, apiP99],
+    [
+      'hearth recipe-api serve, first start (full load, then its index cache written)',
+      'first start, writing the cache',
+      writing,
+      undefined,
+    ],
+    ['hearth recipe-api serve, restart (its index cache used)', 'restart, cache used', cached, cachedP99],
+    ['hearth recipe-api serve --no-index-cache, HEARTH_LOAD_WORKERS=1', 'cold, 1 load worker', threaded[0] as Kind, undefined],
+    ['hearth recipe-api serve --no-index-cache, HEARTH_LOAD_WORKERS=2', 'cold, 2 load workers', threaded[1] as Kind, undefined],
+  ] as const;
+  for (const [name, , k, p99] of kinds) {
     report(`${name}: spawn to first 200 on /api/search`, k.ms, 'ms', `≤ 600 ms; ${ratio(k.ms, floor.ms)}× the floor`);
     report('  its CPU time (user + system) at that point', k.cpu, 'ms');
     report('  of which its main thread (the rest: V8 helper threads, load workers)', k.main, 'ms');
@@ -358,13 +360,7 @@ try {
   console.log(
     `\nsummary, ${COUNT} recipes, medians of ${ROUNDS} spawns (issue 26 targets); load average ${loadBefore} before, ${loadSpawns} after the spawns, ${loadAfter} at the end:`,
   );
-  for (const [name, k, p99] of [
-    ['cold (--no-index-cache)', cold, apiP99],
-    ['first start, writing the cache', writing, undefined],
-    ['restart, cache used', cached, cachedP99],
-    ['cold, 1 load worker', threaded[0] as Kind, undefined],
-    ['cold, 2 load workers', threaded[1] as Kind, undefined],
-  ] as const) {
+  for (const [, name, k, p99] of kinds) {
     const [ms, rss] = [median(k.ms), median(k.rss)];
     const p = p99 ? `, search p99 ${median(p99).toFixed(2)} ms (${ratio(p99, floorP99)}× floor; < 5 ms ${met(median(p99) < 5)})` : '';
     console.log(

@@ -2,7 +2,7 @@
  * Spawning a `hearth` server command as a user would (node bin/hearth.mjs ...) and timing it to its first
  * 200 on a given path; CPU time and resident memory of the child read from /proc. For benchmarks only.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +32,15 @@ export interface Spawned {
  * Spawn `hearth ARGS` (a server that prints its URL, `... at http://host:port`), then ask `probe` until it
  * answers 200. Rejects after 60 s, or when the process exits first.
  */
+/** SIGTERM to a spawned process; resolves once it has exited (at once if it already had). */
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((r) => {
+    if (child.exitCode !== null) return r();
+    child.once('exit', () => r());
+    child.kill('SIGTERM');
+  });
+}
+
 export function spawnServer(args: string[], probe: string): Promise<Spawned> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [join(root, 'bin/hearth.mjs'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -40,12 +49,7 @@ export function spawnServer(args: string[], probe: string): Promise<Spawned> {
   child.stderr.on('data', (d: Buffer) => {
     err += d.toString();
   });
-  const kill = () =>
-    new Promise<void>((r) => {
-      if (child.exitCode !== null) return r();
-      child.once('exit', () => r());
-      child.kill('SIGTERM');
-    });
+  const kill = () => stopChild(child);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -52,11 +52,11 @@ function writeKey(k: string): string {
   return w;
 }
 
-/** Keys in UTF-16 code unit order. Insertion sort for the small objects documents are made of, else Array#sort. */
-function sortedKeys(obj: object): string[] {
-  const a = Object.keys(obj);
-  if (a.length > 16) return a.sort();
-  for (let i = 1; i < a.length; i++) {
+/** Keys in UTF-16 code unit order (RFC 8785), sorted in place: insertion sort for the small objects documents are made of, else Array#sort. */
+export function sortKeys(a: string[]): string[] {
+  const n = a.length;
+  if (n > 16) return a.sort();
+  for (let i = 1; i < n; i++) {
     const x = a[i] as string;
     let j = i - 1;
     while (j >= 0 && (a[j] as string) > x) {
@@ -90,7 +90,7 @@ function writeFast(v: unknown, depth: number): string {
         return `${out}]`;
       }
       if (!isPlainObject(v)) throw FAST_FAILURE;
-      const keys = sortedKeys(v);
+      const keys = sortKeys(Object.keys(v));
       let out = '{';
       for (let i = 0; i < keys.length; i++) {
         const k = keys[i] as string;

@@ -9,6 +9,7 @@
  *
  * One buffer is reused between calls; a nested call (a getter that hashes) gets a buffer of its own.
  */
+import { sortKeys } from './canonical.js';
 import { MAX_DEPTH } from './json-errors.js';
 
 /** Thrown inside the writer when the value is not exact JSON; never escapes this module. */
@@ -110,22 +111,6 @@ function writeAscii(s: string): void {
 function writeByte(c: number): void {
   if (pos >= out.length) grow(pos + 1);
   out[pos++] = c;
-}
-
-/** Keys in UTF-16 code unit order (RFC 8785): insertion sort for the small objects documents are made of. */
-function sortKeys(a: string[]): string[] {
-  const n = a.length;
-  if (n > 16) return a.sort();
-  for (let i = 1; i < n; i++) {
-    const x = a[i] as string;
-    let j = i - 1;
-    while (j >= 0 && (a[j] as string) > x) {
-      a[j + 1] = a[j] as string;
-      j--;
-    }
-    a[j + 1] = x;
-  }
-  return a;
 }
 
 /**

@@ -7,8 +7,9 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import type { TestHub } from '../runtime/hub/test-helpers.js';
+import { httpCall } from '../runtime/hub/test-helpers.js';
 import { MARKET_DIR, ROWS } from '../runtime/hub/testing/scope-table.js';
-import { type FullHub, httpCall, startFullHub } from './hub-app.js';
+import { type FullHub, startFullHub } from './hub-app.js';
 
 export interface FuzzTarget {
   url: string;

@@ -3,7 +3,6 @@
  * sessions and MCP, the dashboard) in this process on the simulated rig with a manual clock, listening on
  * 127.0.0.1 with free ports. For tests and the hostile-input harness that need every surface at once.
  */
-import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { ManualClock } from '../drivers/clock.js';
 import { App } from '../runtime/app/app.js';
@@ -11,7 +10,7 @@ import { defaultConfig, type HearthConfig } from '../runtime/config/config.js';
 import { dashboardFeature } from '../runtime/dashboard/feature.js';
 import { createEventFeatures, type EventFeatures } from '../runtime/events/feature.js';
 import { type Hub, hubFeature } from '../runtime/hub/feature.js';
-import { type TestHub, testRecipesDir } from '../runtime/hub/test-helpers.js';
+import { httpCall, type TestHub, testRecipesDir } from '../runtime/hub/test-helpers.js';
 
 /** The hub's TestHub (runtime/hub/test-helpers.ts), so the hub's test tables run against it, plus the event transports. */
 export interface FullHub extends TestHub {
@@ -78,24 +77,5 @@ export async function startFullHub(opts: { dataDir?: string; config?: Partial<He
       return done();
     },
     close: () => app.stop(),
-  };
-}
-
-/** The hub's HTTP surface as TestHub's `call`: JSON in and out, a token, a fresh idempotency key on every POST. */
-export function httpCall(url: string): TestHub['call'] {
-  return async (method, path, o = {}) => {
-    const headers: Record<string, string> = { ...(o.headers ?? {}) };
-    if (o.token) headers.authorization = `Bearer ${o.token}`;
-    if (o.body !== undefined) headers['content-type'] = 'application/json';
-    if (method === 'POST' && o.key !== false) headers['idempotency-key'] = o.key ?? `test-${randomUUID()}`;
-    const res = await fetch(`${url}${path}`, { method, headers, ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}) });
-    const text = await res.text();
-    let body: Record<string, unknown> = {};
-    try {
-      body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
-    } catch {
-      body = { text };
-    }
-    return { status: res.status, body, headers: res.headers };
   };
 }

@@ -109,21 +109,7 @@ export async function startHub(
   opts.beforeStart?.(app);
   const url = await app.start();
   if (!hub) throw new Error('the hub feature did not start');
-  const call: TestHub['call'] = async (method, path, o = {}) => {
-    const headers: Record<string, string> = { ...(o.headers ?? {}) };
-    if (o.token) headers.authorization = `Bearer ${o.token}`;
-    if (o.body !== undefined) headers['content-type'] = 'application/json';
-    if (method === 'POST' && o.key !== false) headers['idempotency-key'] = o.key ?? `test-${randomUUID()}`;
-    const res = await fetch(`${url}${path}`, { method, headers, ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}) });
-    const text = await res.text();
-    let body: Record<string, unknown> = {};
-    try {
-      body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
-    } catch {
-      body = { text };
-    }
-    return { status: res.status, body, headers: res.headers };
-  };
+  const call = httpCall(url);
   return {
     app,
     url,
@@ -143,5 +129,24 @@ export async function startHub(
       return done();
     },
     close: () => app.stop(),
+  };
+}
+
+/** The hub's HTTP surface as TestHub's `call`: JSON in and out, a token, a fresh idempotency key on every POST. */
+export function httpCall(url: string): TestHub['call'] {
+  return async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    if (method === 'POST' && o.key !== false) headers['idempotency-key'] = o.key ?? `test-${randomUUID()}`;
+    const res = await fetch(`${url}${path}`, { method, headers, ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}) });
+    const text = await res.text();
+    let body: Record<string, unknown> = {};
+    try {
+      body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+    } catch {
+      body = { text };
+    }
+    return { status: res.status, body, headers: res.headers };
   };
 }
