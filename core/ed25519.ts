@@ -9,7 +9,7 @@
  * not below p, x = 0 with the sign bit set, and the eight points of small order (with the identity as the key, the
  * all-zero-S signature verifies any message).
  */
-import { createPrivateKey, createPublicKey, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
 
 /** The DER prefixes of an Ed25519 SubjectPublicKeyInfo and PKCS #8 PrivateKeyInfo (RFC 8410), before the 32 bytes. */
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -40,7 +40,10 @@ function zeroXWithSign(point: Uint8Array): boolean {
   const y = Buffer.from(point);
   y[31] = (y[31] as number) & 0x7f;
   const hex = y.toString('hex');
-  return hex === '0100000000000000000000000000000000000000000000000000000000000000' || hex === 'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f';
+  return (
+    hex === '0100000000000000000000000000000000000000000000000000000000000000' ||
+    hex === 'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f'
+  );
 }
 
 /** A public key strict verification takes: canonical, not x = 0 with a sign, not of small order. */
