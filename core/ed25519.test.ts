@@ -68,6 +68,11 @@ t.test('strict verification refuses what RFC 8032 strict decoding refuses', asyn
   forged[0] = 1;
   t.notOk(verifyBytes(forged, msg, identity), 'the identity key with the all-zero forgery');
   t.notOk(verifyBytes(forged, msg, le(P + 1n)), 'the identity encoded with y = p + 1');
+  const nonCanonicalSigned = le(P + 2n);
+  nonCanonicalSigned[31] = (nonCanonicalSigned[31] as number) | 0x80;
+  t.notOk(acceptablePublicKey(nonCanonicalSigned), 'y = p + 2 with the sign bit set');
+  t.notOk(acceptablePublicKey(le(P)), 'y = p');
+  t.ok(acceptablePublicKey(le(P - 2n)), 'y = p - 2 is canonical (whether it is a point is for the verifier)');
   const withSign = new Uint8Array(identity);
   withSign[31] = 0x80;
   t.notOk(acceptablePublicKey(withSign), 'x = 0 with the sign bit set');

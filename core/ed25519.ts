@@ -29,7 +29,7 @@ const SMALL_ORDER = new Set([
 
 /** y (the low 255 bits, little-endian) is at least p = 2^255 − 19: a non-canonical encoding. */
 function yNotBelowP(point: Uint8Array): boolean {
-  if ((point[31] as number & 0x7f) !== 0x7f) return false;
+  if (((point[31] as number) & 0x7f) !== 0x7f) return false;
   for (let i = 30; i >= 1; i--) if (point[i] !== 0xff) return false;
   return (point[0] as number) >= 0xed;
 }
