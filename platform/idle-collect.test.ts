@@ -85,6 +85,7 @@ let burst = [];
 for (let i = 0; i < 300000; i++) burst.push({ i, s: 'request ' + i, at: [i, i + 1] });
 burst = null;
 const before = process.memoryUsage().heapUsed;
+const totalBefore = process.memoryUsage().heapTotal;
 // Quiet spells of more than a second of real time, the clock reaching the collector's check after each: the first
 // may still see the burst's busy loop (and a starved machine may make any one look busy), so up to ten; the control
 // waits as many as the collector needed.
@@ -96,7 +97,8 @@ while (rounds < most && c.collections === 0) {
   clock.advance(10000);
   rounds++;
 }
-process.stdout.write(JSON.stringify({ before, after: process.memoryUsage().heapUsed, collections: c.collections, rounds }));
+const m = process.memoryUsage();
+process.stdout.write(JSON.stringify({ before, after: m.heapUsed, totalBefore, totalAfter: m.heapTotal, collections: c.collections, rounds }));
 c.stop();
 `;
 
@@ -104,7 +106,7 @@ async function probe(env: NodeJS.ProcessEnv) {
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', PROBE], {
     env: { ...process.env, ...env },
   });
-  return JSON.parse(stdout) as { before: number; after: number; collections: number; rounds: number };
+  return JSON.parse(stdout) as { before: number; after: number; totalBefore: number; totalAfter: number; collections: number; rounds: number };
 }
 
 t.test('in a real process, the garbage of a burst is gone after the quiet check', async (t) => {
@@ -116,5 +118,11 @@ t.test('in a real process, the garbage of a burst is gone after the quiet check'
   t.ok(
     freed(on) > 10 && freed(on) > freed(off) + 10,
     `heap used ${(on.before / MB).toFixed(1)} → ${(on.after / MB).toFixed(1)} MB with the collector, ${(off.before / MB).toFixed(1)} → ${(off.after / MB).toFixed(1)} MB without`,
+  );
+  // The pages given back: the heap's committed size, what the process holds of it.
+  const shrunk = (p: { totalBefore: number; totalAfter: number }) => (p.totalBefore - p.totalAfter) / MB;
+  t.ok(
+    shrunk(on) > 10 && shrunk(on) > shrunk(off) + 10,
+    `heap committed ${(on.totalBefore / MB).toFixed(1)} → ${(on.totalAfter / MB).toFixed(1)} MB with the collector, ${(off.totalBefore / MB).toFixed(1)} → ${(off.totalAfter / MB).toFixed(1)} MB without`,
   );
 });
