@@ -206,6 +206,11 @@ export class App {
     return this;
   }
 
+  /** Collections the idle collector has run (platform/idle-collect.ts; the memory bench prints them). */
+  get idleCollections(): number {
+    return this.idle?.collections ?? 0;
+  }
+
   get baseUrl(): string {
     return this.url;
   }
