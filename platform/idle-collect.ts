@@ -8,7 +8,7 @@
  * `npm run bench -- memory` (docs/performance.md): 30 s after the hostile mix the hub held 3–8 MB of heap that
  * forced collections freed. So every `everyMs` of the device's clock the collector looks at two things: whether
  * the event loop was idle over the last period (its utilization below `idleUtilization`), and whether the heap
- * has grown by `growthBytes` since the last full collection it saw. When both hold it collects (one to three full
+ * has grown by `growthBytes` since the last full collection it saw. When both hold it collects (two or three full
  * collections, below; tens of milliseconds each here, the loop watchdog allows 700) and takes the heap after it
  * as the new mark. A heap that shrank
  * by itself (V8 collected) moves the mark down, so there is no second collection for the same garbage, and a
@@ -55,21 +55,19 @@ function loopUtilization(): () => number {
 }
 
 /**
- * Full collections until the heap's committed size stops shrinking (at most three). One collection frees the
- * burst's objects but leaves the pages they were on half empty; V8 picks the fragmented pages to compact at the
- * start of a collection, so the next one moves what lives there and gives the pages back. Measured in a fresh
- * process after 600,000 objects became garbage: heap committed 118.8 MB, 95.1 after one collection, 56.1 after
- * two; resident 165 → 141 and 100 MB. `npm run bench -- memory`: 30 s after the mix one collection had the heap
- * at 52.6 MB committed, two forced ones at 46.1.
+ * Two full collections, and a third while the heap's committed size still shrinks. The first frees the burst's
+ * objects but leaves the pages they were on half empty, often without giving back a page; V8 picks the fragmented
+ * pages to compact at the start of a collection, so the second moves what lives there and returns the pages.
+ * Measured in a fresh process after 600,000 objects became garbage: heap committed 118.8 MB, 95.1 after one
+ * collection, 56.1 after two; resident 165 → 141 and 100 MB. In the hub 30 s after the mix (`npm run bench --
+ * memory`): one collection left the heap at 54.1 MB committed, two more forced ones brought it to 47.6.
  */
 function collectUntilCompact(): void {
-  let committed = process.memoryUsage().heapTotal;
-  for (let i = 0; i < 3; i++) {
-    collectGarbageNow();
-    const now = process.memoryUsage().heapTotal;
-    if (committed - now < 1048576) return;
-    committed = now;
-  }
+  collectGarbageNow();
+  const committed = process.memoryUsage().heapTotal;
+  collectGarbageNow();
+  const now = process.memoryUsage().heapTotal;
+  if (committed - now >= 1048576) collectGarbageNow();
 }
 
 /**
