@@ -93,7 +93,10 @@ t.test('the recipe API unit: verified, its index cache in CacheDirectory=, its m
   t.match(s.get('ExecStart'), /bin\/hearth\.mjs recipe-api serve --catalog \S+/);
   t.notMatch(s.get('ExecStart'), /--no-index-cache|--index-cache/, 'the default cache place, which is CACHE_DIRECTORY');
   t.equal(s.get('CacheDirectory'), 'hearth', 'systemd sets CACHE_DIRECTORY for the index cache');
-  const env = text.split('\n').filter((l) => l.startsWith('Environment=')).map((l) => l.slice('Environment='.length));
+  const env = text
+    .split('\n')
+    .filter((l) => l.startsWith('Environment='))
+    .map((l) => l.slice('Environment='.length));
   for (const e of ['MALLOC_ARENA_MAX=2', 'MALLOC_TRIM_THRESHOLD_=131072', 'MALLOC_MMAP_THRESHOLD_=131072'])
     t.ok(env.includes(e), `${e}: the allocator settings of hearth.service`);
   t.match(s.get('MemoryMax'), /^\d+M$/);
