@@ -6,7 +6,6 @@ import { collectGarbageNow, flushIdleCode, keepYoungGenerationSmall } from '../.
 import { defaultCacheFile } from './cache-location.js';
 import { CatalogError } from './catalog.js';
 import { HubTokensError } from './hub-tokens.js';
-import { whenQuiet } from './idle-gc.js';
 import { createRecipeApi, type RecipeApi } from './server.js';
 
 export interface RecipeApiCommandOptions {
@@ -62,9 +61,6 @@ function tokensOf(opts: RecipeApiCommandOptions): string[] {
   return tokens;
 }
 
-/** How long without a request before the load's garbage is collected (idle-gc.ts). */
-const QUIET_MS = 300;
-
 export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void> {
   const port = positive(opts.port, '--port', (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'an integer from 0 to 65535');
   const burst = positive(opts.burst, '--burst', (n) => n >= 1, 'a number of at least 1');
@@ -92,6 +88,13 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
     if (err instanceof HubTokensError) throw new CliError(`--hub-data: ${err.message}`);
     throw err;
   }
+  // What the load parsed and dropped (each document, once its row is built) is given back before serving. After a
+  // full load that garbage is spread over the old generation's pages: this one collection also compacts them
+  // (2,000 recipes: old generation 28 -> 19 MB, resident 5-9 MB less); a load from the index cache leaves little.
+  const full = api.catalog.indexCache !== 'used';
+  if (full) setFlagsFromString('--compact-on-every-full-gc');
+  collectGarbageNow();
+  if (full) setFlagsFromString('--no-compact-on-every-full-gc');
   const loadMs = Math.round(performance.now() - started);
   let address: string;
   try {
@@ -99,16 +102,6 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
   } catch (err) {
     throw new CliError(`cannot listen on ${opts.host}:${port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  // What the load parsed and dropped (each document, once its row is built) is given back once the server is
-  // quiet, not before its first answer (measured: 70-80 ms of the main thread on a cold start of 2,000 recipes).
-  // After a full load that garbage is spread over the old generation's pages: this one collection also compacts
-  // them (2,000 recipes: old generation 28 -> 19 MB, resident 7 MB less); a load from the index cache leaves little.
-  const full = api.catalog.indexCache !== 'used';
-  const cancelGc = whenQuiet(api.app.server, QUIET_MS, () => {
-    if (full) setFlagsFromString('--compact-on-every-full-gc');
-    collectGarbageNow();
-    if (full) setFlagsFromString('--no-compact-on-every-full-gc');
-  });
   const cache = api.catalog.indexCache;
   if (cache === 'failed')
     process.stderr.write(
@@ -125,7 +118,6 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      cancelGc();
       api.app.close().then(resolve, resolve);
     };
     process.on('SIGINT', stop);
