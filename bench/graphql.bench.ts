@@ -5,6 +5,10 @@
  * - change → delivery: a task changes in the session service (`saveTask`, as a confirmation or an answer does)
  *   until the graphql-ws client holds the `taskUpdated` result, p50/p99 over 300 changes (target p99 < 100 ms);
  * - a query over HTTP (`{ sessions { id state } }`), p50/p99 over 200 requests.
+ *
+ * `--footprint` (after `npm run build`) measures what the surface keeps in memory instead (bench/graphql-footprint.ts);
+ * `--rounds=N` (default 3), `--probe=hub|parts` and `--compare=DIR` (another build inside the tree, alternated with
+ * dist/) with it.
  */
 
 import { wsClient } from '../runtime/graphql/test-helpers.js';
@@ -16,6 +20,15 @@ function print(name: string, samples: number[], target: string): void {
   console.log(
     `${name}: p50 ${s.p50.toFixed(2)} ms / p99 ${s.p99.toFixed(2)} ms / max ${s.max.toFixed(2)} ms over ${s.n}   (target ${target})`,
   );
+}
+
+const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+if (process.argv.includes('--footprint')) {
+  const { runFootprint } = await import('./graphql-footprint.js');
+  const probe = flag('probe');
+  const builds = ['dist', ...(flag('compare') ? [flag('compare') as string] : [])];
+  await runFootprint(Number(flag('rounds') ?? 3), probe === 'hub' || probe === 'parts' ? [probe] : ['hub', 'parts'], builds);
+  process.exit(0);
 }
 
 const h = await startHub();
