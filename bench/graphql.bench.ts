@@ -8,7 +8,7 @@
  *
  * `--footprint` (after `npm run build`) measures what the surface keeps in memory instead (bench/graphql-footprint.ts);
  * `--rounds=N` (default 3), `--probe=hub|parts` and `--compare=DIR` (another build inside the tree, alternated with
- * dist/) with it.
+ * dist/) with it. `--cpu` measures the CPU of serving a query without mercurius instead (bench/graphql-cpu.ts).
  */
 
 import { wsClient } from '../runtime/graphql/test-helpers.js';
@@ -23,6 +23,11 @@ function print(name: string, samples: number[], target: string): void {
 }
 
 const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+if (process.argv.includes('--cpu')) {
+  const { runCpu } = await import('./graphql-cpu.js');
+  await runCpu(Number(flag('rounds') ?? 5));
+  process.exit(0);
+}
 if (process.argv.includes('--footprint')) {
   const { runFootprint } = await import('./graphql-footprint.js');
   const probe = flag('probe');

@@ -12,7 +12,7 @@ import t from 'tap';
 import { ProblemError } from '../http/problems.js';
 import { buildEngine } from './engine.js';
 import { problemErrorFormatter, withProblems } from './errors.js';
-import { serveGraphqlHttp } from './http.js';
+import { keptDocuments, serveGraphqlHttp } from './http.js';
 import { limitsRule } from './limits.js';
 
 const SDL = `
@@ -169,6 +169,8 @@ t.test('graphql-js over HTTP answers every request of the corpus as mercurius di
     const now = await serveGraphqlHttp(engine, method, structuredClone(members), undefined);
     t.equal(now.status, old.statusCode, `${label}: status`);
     t.equal(now.body, old.body, `${label}: body`);
+    const again = await serveGraphqlHttp(engine, method, structuredClone(members), undefined);
+    t.same(again, now, `${label}: the same again (a kept document answers as a new one)`);
     if (old.body.includes('"errors"')) errorAnswers++;
   }
   t.ok(errorAnswers > 30, 'most of the corpus is refusals and errors, not only answers');
@@ -195,4 +197,27 @@ t.test("the surface's problem type is added to the limits' refusals, and no inte
   t.equal((await serveGraphqlHttp(engine, 'POST', { query: '{ nope }' }, 'http://x')).status, 400, 'one validation error: 400');
   const two = await serveGraphqlHttp(engine, 'POST', { query: '{ nope other }' }, 'http://x');
   t.equal(two.status, 200, 'several validation errors: 200, as mercurius answered');
+});
+
+t.test('the documents kept between requests are bounded, however varied the texts', async (t) => {
+  const engine = buildEngine({ sdl: SDL, resolvers: resolvers(), rules: [], context: () => ({}), base: () => BASE });
+  for (let i = 0; i < 500; i++) {
+    const res = await serveGraphqlHttp(
+      engine,
+      'POST',
+      { query: `{ a${i}: items(first: ${1 + (i % 3)}) { id n } b${i}: echo(text: "${i}") }` },
+      undefined,
+    );
+    t.equal(res.status, 200);
+  }
+  const kept = keptDocuments(engine);
+  t.ok(kept.entries > 0 && kept.entries <= 64, `${kept.entries} documents kept, at most 64`);
+  t.ok(kept.chars <= 16_384, `${kept.chars} characters kept, at most 16,384`);
+  const long = `{ ${Array.from({ length: 400 }, (_, i) => `f${i}: echo(text: "x")`).join(' ')} }`;
+  t.ok(long.length > 4096);
+  const before = keptDocuments(engine);
+  t.equal((await serveGraphqlHttp(engine, 'POST', { query: long }, undefined)).status, 200);
+  t.same(keptDocuments(engine), before, 'a text over 4,096 characters is not kept');
+  await serveGraphqlHttp(engine, 'POST', { query: '{ nope }' }, undefined);
+  t.same(keptDocuments(engine), before, 'a refused document is not kept');
 });

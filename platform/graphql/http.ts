@@ -1,8 +1,9 @@
 /**
  * GraphQL over HTTP straight through graphql-js: parse, validate (graphql's rules and the surface's, such as the
- * depth and cost limits), check the variables, execute, and write the answer, with no inner Fastify, no mercurius
- * and no cache of documents (mercurius kept up to 1,024 parsed documents and 1,024 refused ones, each with its
- * tokens: ~17 MB of heap for 1,000 distinct query texts, docs/performance.md "GraphQL's footprint").
+ * depth and cost limits), check the variables, execute, and write the answer, with no inner Fastify and no
+ * mercurius. mercurius kept up to 1,024 parsed documents and 1,024 refused ones, each with its tokens: ~17 MB of
+ * heap for 1,000 distinct query texts (docs/performance.md "GraphQL's footprint"). Validating costs ~0.2 ms of CPU
+ * even for a small document, so documents that passed are kept too, but few: see `Documents`.
  *
  * What a client sees is what mercurius 16 answered (platform/graphql/http.test.ts compares the two byte for byte):
  * - the request's members are checked as mercurius' route schemas checked them (with Fastify's type coercion):
@@ -56,6 +57,44 @@ class RequestError extends Error {
   }
 }
 const invalid = (errors: readonly Error[]) => new RequestError('Graphql validation error', 400, errors);
+
+/**
+ * Documents that passed validation, by their text, the least recently used dropped first: at most 64 of them and
+ * 16,384 characters of text in all, and none over 4,096 characters. A parsed document keeps its tokens, ~100 bytes
+ * of heap a character, so this holds ~2 MB at most, however varied the texts a client sends.
+ */
+class Documents {
+  static readonly ENTRIES = 64;
+  static readonly CHARS = 16_384;
+  static readonly ONE = 4_096;
+  private readonly map = new Map<string, DocumentNode>();
+  private chars = 0;
+  get(source: string): DocumentNode | undefined {
+    const doc = this.map.get(source);
+    if (doc) {
+      this.map.delete(source);
+      this.map.set(source, doc);
+    }
+    return doc;
+  }
+  set(source: string, doc: DocumentNode): void {
+    if (source.length > Documents.ONE || this.map.has(source)) return;
+    this.map.set(source, doc);
+    this.chars += source.length;
+    for (const key of this.map.keys()) {
+      if (this.map.size <= Documents.ENTRIES && this.chars <= Documents.CHARS) break;
+      this.map.delete(key);
+      this.chars -= key.length;
+    }
+  }
+  get size() {
+    return { entries: this.map.size, chars: this.chars };
+  }
+}
+const documents = new WeakMap<GraphqlEngine, Documents>();
+
+/** The documents kept for an engine (tests). */
+export const keptDocuments = (e: GraphqlEngine) => documents.get(e)?.size ?? { entries: 0, chars: 0 };
 
 type Members = Record<string, unknown>;
 const TYPES: Record<string, string> = {
@@ -196,18 +235,25 @@ const answer = (status: number, r: { data?: unknown; errors?: Formatted['errors'
 
 /** Run one operation (mercurius' `fastifyGraphQl` without its caches, hooks, loaders and JIT). */
 async function run(e: GraphqlEngine, source: string, variables: unknown, operationName: unknown, get: boolean, data: unknown) {
-  let document: DocumentNode;
-  try {
-    document = parse(source);
-  } catch (syntaxError) {
+  const kept = documents.get(e) ?? new Documents();
+  documents.set(e, kept);
+  let document = kept.get(source);
+  if (!document) {
+    let parsed = true;
     try {
-      document = JSON.parse(source) as DocumentNode; // a document AST sent as JSON text, as mercurius accepted
-    } catch {
-      throw invalid([syntaxError as Error]);
+      document = parse(source);
+    } catch (syntaxError) {
+      try {
+        document = JSON.parse(source) as DocumentNode; // a document AST sent as JSON text, as mercurius accepted
+        parsed = false;
+      } catch {
+        throw invalid([syntaxError as Error]);
+      }
     }
+    const errors = validate(e.schema, document, [...specifiedRules, ...e.rules], {});
+    if (errors.length > 0) throw invalid(errors);
+    if (parsed) kept.set(source, document);
   }
-  const errors = validate(e.schema, document, [...specifiedRules, ...e.rules], {});
-  if (errors.length > 0) throw invalid(errors);
   const name = (operationName ?? undefined) as string | undefined;
   // A GET names an operation of the document or has one (else a TypeError's message, 200, as mercurius answered).
   if (get && (getOperationAST(document, name) as OperationDefinitionNode).operation !== 'query')
