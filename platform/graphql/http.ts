@@ -146,24 +146,30 @@ function checkQuerystring(q: Members): Error | undefined {
   return undefined;
 }
 
-/** JSON text as secure-json-parse reads it (what mercurius used): no `__proto__`, no `constructor.prototype`. */
+/** Refuse what secure-json-parse refused (mercurius' JSON reader): a `__proto__` member or a `constructor.prototype`. */
+function noPrototypeMembers(value: unknown, message = 'Object contains forbidden prototype property'): void {
+  const todo = [value];
+  while (todo.length > 0) {
+    const node = todo.pop();
+    if (node === null || typeof node !== 'object') continue;
+    const own = (k: string) => Object.hasOwn(node, k);
+    const ctor = (node as Members).constructor;
+    if (own('__proto__') || (own('constructor') && ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')))
+      throw new RequestError(message, 400);
+    for (const k in node) todo.push((node as Members)[k]);
+  }
+}
+
+/** A GET's JSON member (`variables`, `extensions`) as mercurius read it. */
 function jsonMember(text: string): unknown {
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-    const todo = [value];
-    while (todo.length > 0) {
-      const node = todo.pop();
-      if (node === null || typeof node !== 'object') continue;
-      const own = (k: string) => Object.hasOwn(node, k);
-      const ctor = (node as Members).constructor;
-      if (own('__proto__') || (own('constructor') && ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')))
-        throw new SyntaxError('Object contains forbidden prototype property');
-      for (const k in node) todo.push((node as Members)[k]);
-    }
-    return value;
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
     throw new RequestError((err as Error).message, 400);
   }
+  noPrototypeMembers(value);
+  return value;
 }
 
 /** Any error as a GraphQLError, keeping what it carried (mercurius' `toGraphQLError`). */
@@ -286,6 +292,8 @@ export async function serveGraphqlHttp(
 ): Promise<GraphqlHttpAnswer> {
   const base = () => e.base(data);
   try {
+    // mercurius' Fastify read a POST's body again with secure-json-parse; the hub's reader keeps such members.
+    if (method === 'POST') noPrototypeMembers(members, "Body is not valid JSON but content-type is set to 'application/json'");
     const m = { ...members };
     const bad = method === 'GET' ? checkQuerystring(m) : checkBody(m);
     if (bad) throw invalid([bad]);
