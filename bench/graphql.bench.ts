@@ -1,10 +1,15 @@
 /**
  * GraphQL benchmarks (printed figures, never assertions), in process over real sockets on 127.0.0.1:
- * - the first GraphQL request (loads graphql-js and mercurius, builds the schema): what lazy loading moves out
- *   of `hearth start`;
+ * - the first GraphQL request (loads graphql-js, builds the schema; mercurius loads for the first subscription):
+ *   what lazy loading moves out of `hearth start`;
  * - change → delivery: a task changes in the session service (`saveTask`, as a confirmation or an answer does)
  *   until the graphql-ws client holds the `taskUpdated` result, p50/p99 over 300 changes (target p99 < 100 ms);
  * - a query over HTTP (`{ sessions { id state } }`), p50/p99 over 200 requests.
+ *
+ * `--footprint` (after `npm run build`) measures what the surface keeps in memory instead (bench/graphql-footprint.ts);
+ * `--rounds=N` (default 3), `--probe=hub|parts` and `--compare=DIR` (an older build's dist/ copied to DIR/dist inside
+ * the tree, with package.json, examples/, schemas/ and runtime/dashboard/public linked beside it, alternated with
+ * dist/; pass DIR/dist) with it. `--cpu` measures the CPU of serving a query without mercurius instead (bench/graphql-cpu.ts).
  */
 
 import { wsClient } from '../runtime/graphql/test-helpers.js';
@@ -16,6 +21,20 @@ function print(name: string, samples: number[], target: string): void {
   console.log(
     `${name}: p50 ${s.p50.toFixed(2)} ms / p99 ${s.p99.toFixed(2)} ms / max ${s.max.toFixed(2)} ms over ${s.n}   (target ${target})`,
   );
+}
+
+const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+if (process.argv.includes('--cpu')) {
+  const { runCpu } = await import('./graphql-cpu.js');
+  await runCpu(Number(flag('rounds') ?? 5));
+  process.exit(0);
+}
+if (process.argv.includes('--footprint')) {
+  const { runFootprint } = await import('./graphql-footprint.js');
+  const probe = flag('probe');
+  const builds = ['dist', ...(flag('compare') ? [flag('compare') as string] : [])];
+  await runFootprint(Number(flag('rounds') ?? 3), probe === 'hub' || probe === 'parts' ? [probe] : ['hub', 'parts'], builds);
+  process.exit(0);
 }
 
 const h = await startHub();
@@ -32,7 +51,7 @@ try {
 
   const t0 = performance.now();
   await post('{ mode { mode } }');
-  console.log(`first GraphQL request (loads graphql-js + mercurius, builds the schema): ${(performance.now() - t0).toFixed(0)} ms`);
+  console.log(`first GraphQL request (loads graphql-js, builds the schema): ${(performance.now() - t0).toFixed(0)} ms`);
 
   const svc = h.hub.sessions;
   const session = svc.create(

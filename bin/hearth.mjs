@@ -30,24 +30,30 @@ if (existsSync(`${root}release.json`)) {
   }
 }
 
-/** True when a TypeScript source file is newer than the last build (a few ms for the whole tree). */
+/**
+ * True when a TypeScript source file is newer than the last build (~7 ms for the whole tree: one readdir per
+ * folder with entry types; `readdirSync(dir, { recursive: true })` took ~25 ms, paid by every command's start).
+ */
 function distIsStale() {
   if (!existsSync(source)) return false; // an installed package ships dist/ only
   if (!existsSync(buildStamp)) return true;
   const built = statSync(buildStamp).mtimeMs;
-  for (const dir of sourceDirs) {
-    let names;
+  const newer = (dir) => {
+    let entries;
     try {
-      names = readdirSync(`${root}${dir}`, { recursive: true });
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch {
-      continue;
+      return false;
     }
-    for (const name of names) {
-      if (typeof name !== 'string' || !name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
-      if (statSync(`${root}${dir}/${name}`).mtimeMs > built) return true;
+    for (const e of entries) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory()) {
+        if (newer(path)) return true;
+      } else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && statSync(path).mtimeMs > built) return true;
     }
-  }
-  return false;
+    return false;
+  };
+  return sourceDirs.some((dir) => newer(`${root}${dir}`));
 }
 
 if (existsSync(compiled) && !distIsStale()) {

@@ -109,3 +109,20 @@ t.test('every JSON file of the repository (schemas, examples, vocabularies) pars
   ];
   for (const f of files) same(t, readFileSync(f, 'utf8'), f);
 });
+
+t.test('a text decoded from UTF-8 skips the raw surrogate scan: decoding cannot make one, escapes are still refused', async (t) => {
+  // An encoded surrogate (ED A0 80), a stray continuation byte and a cut sequence: each decodes to U+FFFD.
+  const bytes = Buffer.concat([Buffer.from('{"a":"x'), Buffer.from([0xed, 0xa0, 0x80, 0x80, 0xf0, 0x9f]), Buffer.from('","b":1}')]);
+  const text = bytes.toString('utf8');
+  t.equal((text as unknown as { isWellFormed(): boolean }).isWellFormed(), true, 'UTF-8 decoding gives a well-formed text');
+  t.same(parseJsonFast(text, { utf8: true }), parseJson(text));
+  for (const escaped of ['{"a":"\\ud800"}', '["\\uDFFF"]', '{"a":1,"a":2}']) {
+    const fromBytes = Buffer.from(escaped).toString('utf8');
+    t.same(
+      outcome((s) => parseJsonFast(s, { utf8: true }), fromBytes),
+      outcome(parseJson, fromBytes),
+      `${escaped}: as the strict parser`,
+    );
+    t.ok('error' in (outcome((s) => parseJsonFast(s, { utf8: true }), fromBytes) as object), `${escaped}: refused`);
+  }
+});

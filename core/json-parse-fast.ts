@@ -64,12 +64,21 @@ function walk(v: unknown, depth: number, w: Walk): void {
 /** `String.prototype.isWellFormed` (Node 20; the ES2023 lib does not declare it): no lone surrogate. */
 const wellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
+/** How the text was made: `utf8`, decoded from UTF-8 bytes (readFileSync(f, 'utf8'), Buffer#toString). */
+export interface TextOrigin {
+  /**
+   * Decoding UTF-8 never yields a lone surrogate (an encoded surrogate or any bad sequence becomes U+FFFD), so the
+   * raw well-formedness scan is skipped; escaped surrogates (`\uD800`) are still checked.
+   */
+  utf8?: boolean;
+}
+
 /**
  * `JSON.parse(text)` when none of the checks fires, so that it is the strict parser's answer too; undefined when
  * one fires or `JSON.parse` throws (then only the strict parser can say).
  */
-export function parseJsonIfPlain(text: string): { value: unknown } | undefined {
-  if (typeof text !== 'string' || !wellFormed(text) || ESCAPED_SUSPECT.test(text)) return undefined;
+export function parseJsonIfPlain(text: string, origin: TextOrigin = {}): { value: unknown } | undefined {
+  if (typeof text !== 'string' || (origin.utf8 !== true && !wellFormed(text)) || ESCAPED_SUSPECT.test(text)) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -83,7 +92,7 @@ export function parseJsonIfPlain(text: string): { value: unknown } | undefined {
 }
 
 /** Same result and same errors as `parseJson`, faster on the documents that are fine. */
-export function parseJsonFast(text: string): unknown {
-  const plain = parseJsonIfPlain(text);
+export function parseJsonFast(text: string, origin: TextOrigin = {}): unknown {
+  const plain = parseJsonIfPlain(text, origin);
   return plain !== undefined ? plain.value : parseJson(text);
 }

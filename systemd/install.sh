@@ -13,7 +13,8 @@
 # <tarball>.sig, checked by a Hearth already on this machine (the installed one, or HEARTH_VERIFY_WITH=<its
 # bin/hearth.mjs>), never by the one inside the tarball being checked. See docs/maker.md ("Install the release").
 # It creates the system user `hearth` (groups gpio, i2c, dialout), copies the program to /opt/hearth, writes
-# /etc/hearth/hearth.yaml once, installs /etc/systemd/system/hearth.service and enables it.
+# /etc/hearth/hearth.yaml once, installs /etc/systemd/system/hearth.service and enables it, and installs
+# hearth-recipe-api.service beside it (enabled when /var/lib/hearth/catalog exists).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -173,17 +174,30 @@ YAML
   fi
 fi
 NODE="$(command -v node || echo /usr/bin/node)"
-if [ "$DRY_RUN" = 1 ]; then
-  printf '+ install %s -> %s (ExecStart node %s, program %s)\n' "$SRC/systemd/hearth.service" "$UNIT_DIR/hearth.service" "$NODE" "$PREFIX"
-else
-  sed -e "s#/usr/bin/node#$NODE#" -e "s#/opt/hearth#$PREFIX#g" "$SRC/systemd/hearth.service" > "$UNIT_DIR/hearth.service"
-  chmod 0644 "$UNIT_DIR/hearth.service"
-fi
+# A unit of the program, pointed at this machine's node and the program's place.
+install_unit() {
+  if [ "$DRY_RUN" = 1 ]; then
+    printf '+ install %s -> %s (ExecStart node %s, program %s)\n' "$SRC/systemd/$1" "$UNIT_DIR/$1" "$NODE" "$PREFIX"
+  else
+    sed -e "s#/usr/bin/node#$NODE#" -e "s#/opt/hearth#$PREFIX#g" "$SRC/systemd/$1" > "$UNIT_DIR/$1"
+    chmod 0644 "$UNIT_DIR/$1"
+  fi
+}
+install_unit hearth.service
+# The read-only recipe API (docs/recipe-api.md) is installed beside it, and started only once there is a catalog
+# to serve (it would fail to start without one): enabled when $STATE/catalog exists, else left for the user to enable.
+install_unit hearth-recipe-api.service
 
 # 5. I2C on (Raspberry Pi OS only), then enable and (re)start.
 if command -v raspi-config >/dev/null; then run raspi-config nonint do_i2c 0; fi
 run systemctl daemon-reload
 run systemctl enable hearth.service
 run systemctl restart hearth.service
+if [ -d "$STATE/catalog" ]; then
+  run systemctl enable hearth-recipe-api.service
+  run systemctl restart hearth-recipe-api.service
+else
+  say "the recipe API (hearth-recipe-api.service) is installed, not enabled: put a catalog in $STATE/catalog, then systemctl enable --now hearth-recipe-api"
+fi
 say "done. Status: systemctl status hearth; log: journalctl -u hearth -f"
 say "create a token: sudo -u hearth $NODE $PREFIX/bin/hearth.mjs token create --scopes read,cook,admin --data-dir $STATE"

@@ -75,6 +75,12 @@ t.test('install.sh: valid shell; a dry run creates the user and groups, installs
   } else t.match(out, /npm ci .*npm run build .*npm prune --omit=dev/);
   t.match(out, /hearth\.service -> \/etc\/systemd\/system\/hearth\.service/);
   t.match(out, /\+ systemctl enable hearth\.service/);
+  // The recipe API's unit goes beside it, pointed at the same node and program; enabled only over a catalog.
+  t.match(out, /hearth-recipe-api\.service -> \/etc\/systemd\/system\/hearth-recipe-api\.service \(ExecStart node /);
+  if (spawnSync('test', ['-d', '/var/lib/hearth/catalog']).status !== 0) {
+    t.notMatch(out, /systemctl enable hearth-recipe-api/);
+    t.match(out, /hearth-recipe-api\.service\) is installed, not enabled: put a catalog in \/var\/lib\/hearth\/catalog/);
+  } else t.match(out, /\+ systemctl enable hearth-recipe-api\.service/);
   t.match(out, /token create --scopes/);
 });
 
@@ -87,7 +93,12 @@ t.test('the recipe API unit: verified, its index cache in CacheDirectory=, its m
   t.match(s.get('ExecStart'), /bin\/hearth\.mjs recipe-api serve --catalog \S+/);
   t.notMatch(s.get('ExecStart'), /--no-index-cache|--index-cache/, 'the default cache place, which is CACHE_DIRECTORY');
   t.equal(s.get('CacheDirectory'), 'hearth', 'systemd sets CACHE_DIRECTORY for the index cache');
-  t.equal(s.get('Environment'), 'MALLOC_ARENA_MAX=2');
+  const env = text
+    .split('\n')
+    .filter((l) => l.startsWith('Environment='))
+    .map((l) => l.slice('Environment='.length));
+  for (const e of ['MALLOC_ARENA_MAX=2', 'MALLOC_TRIM_THRESHOLD_=131072', 'MALLOC_MMAP_THRESHOLD_=131072'])
+    t.ok(env.includes(e), `${e}: the allocator settings of hearth.service`);
   t.match(s.get('MemoryMax'), /^\d+M$/);
   t.equal(s.get('User'), 'hearth');
   t.equal(s.get('ProtectSystem'), 'strict');
@@ -95,6 +106,6 @@ t.test('the recipe API unit: verified, its index cache in CacheDirectory=, its m
   t.equal(s.get('PrivateDevices'), 'yes', 'it needs no device');
   // Every setting has its reason written above it, or is one of the plain ones.
   const lines = text.split('\n');
-  for (const key of ['CacheDirectory', 'MemoryMax', 'Environment=MALLOC_ARENA_MAX'])
+  for (const key of ['CacheDirectory', 'MemoryMax', 'Environment=MALLOC_ARENA_MAX', 'Environment=MALLOC_TRIM_THRESHOLD_'])
     t.match(lines[lines.findIndex((l) => l.startsWith(key)) - 1], /^#/, `${key} has its reason above it`);
 });

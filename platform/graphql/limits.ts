@@ -1,6 +1,7 @@
 /**
- * Depth and cost limits for GraphQL operations, as a graphql-js validation rule (mercurius runs it on every
- * query and mutation over HTTP; the surfaces run `checkLimits` before a subscription starts).
+ * Depth and cost limits for GraphQL operations, as a graphql-js validation rule (platform/graphql/http.ts runs it
+ * on every query and mutation over HTTP, mercurius over WebSocket; the hub checks it again before a subscription
+ * starts).
  *
  * - depth: how deeply fields nest (`search { edges { node { title } } }` is 4);
  * - cost: every field costs 1, times how many times it can be resolved: a list field multiplies what it
@@ -127,7 +128,7 @@ export function operationLimitError(ctx: ValidationContext, op: OperationDefinit
   return undefined;
 }
 
-/** The validation rule (pass it in mercurius' `validationRules`). */
+/** The validation rule (an engine's `rules`, mercurius' `validationRules`). */
 export function limitsRule(limits: QueryLimits = DEFAULT_LIMITS) {
   return (ctx: ValidationContext): ASTVisitor => ({
     OperationDefinition(op) {

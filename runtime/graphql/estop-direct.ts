@@ -1,5 +1,5 @@
 /**
- * An emergency stop over GraphQL never waits on the lazy load of mercurius (platform/graphql/mount.ts): while
+ * An emergency stop over GraphQL never waits on the lazy load of GraphQL (platform/graphql/mount.ts): while
  * GraphQL is not loaded yet, a POST whose document is an `emergencyStop` mutation is recognised with graphql's
  * own `parse` (only its parser module is imported, a small part of graphql-js) and run directly through the same
  * e-stop service as the resolver (estop.ts), with the answer GraphQL would give (the selected fields, aliases,
@@ -8,7 +8,7 @@
  * Recognised: one mutation operation (the one `operationName` names, or the only one) whose selection is the
  * single field `emergencyStop`, with at most a `reason` argument (a string literal, `null`, or a variable
  * declared `String`/`String!`), selecting fields of EmergencyStopResult, SafetyStatus and HeaterPower, with no
- * fragments or directives. Anything else (including an invalid document) goes to mercurius as before, which
+ * fragments or directives. Anything else (including an invalid document) goes to GraphQL as before, which
  * answers it exactly as it always did.
  */
 import type { FieldNode, OperationDefinitionNode, SelectionSetNode, ValueNode } from 'graphql';
@@ -86,7 +86,7 @@ let parser: Promise<Parse> | undefined;
 
 /**
  * Run `body` directly when it is an emergency stop this path recognises; its GraphQL answer, or undefined to
- * hand the request to mercurius.
+ * hand the request to GraphQL.
  */
 export async function directEmergencyStop(d: StopDeps, body: unknown, principal: Principal): Promise<object | undefined> {
   if (body === null || typeof body !== 'object') return undefined;
@@ -99,7 +99,7 @@ export async function directEmergencyStop(d: StopDeps, body: unknown, principal:
   try {
     doc = (await parser)(query);
   } catch {
-    return undefined; // not a document: mercurius answers the syntax error
+    return undefined; // not a document: GraphQL answers the syntax error
   }
   if (doc.definitions.some((def) => def.kind !== 'OperationDefinition')) return undefined;
   const ops = doc.definitions as readonly OperationDefinitionNode[];

@@ -1,7 +1,8 @@
 /**
  * GraphQL on the hub: `POST|GET /svc/v1/graphql` (queries and mutations over HTTP) and subscriptions over
- * WebSocket with the graphql-ws protocol (`graphql-transport-ws`) at the same path. mercurius loads on first use
- * (platform/graphql/mount.ts); until it has, an emergencyStop mutation runs without it (estop-direct.ts).
+ * WebSocket with the graphql-ws protocol (`graphql-transport-ws`) at the same path. graphql-js loads on first use
+ * and serves HTTP itself; mercurius loads only for the first subscription (platform/graphql/mount.ts). Until
+ * GraphQL has loaded, an emergencyStop mutation runs without it (estop-direct.ts).
  *
  * - HTTP needs a valid bearer token (401 problem with the Bearer challenge before any GraphQL), then each field
  *   checks its scope (scopes.ts) and a refusal is a GraphQL error whose `extensions` carry the problem.
@@ -14,6 +15,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
+import type { GraphqlEngine } from '../../platform/graphql/http.js';
 import { type CallData, innerWebsocket, mountLazyGraphql } from '../../platform/graphql/mount.js';
 import { type Principal, requirePrincipal, type TokenStore } from '../../platform/http/auth.js';
 import type { RevocationWatch } from '../../platform/http/revocation.js';
@@ -90,63 +92,70 @@ export async function mountHubGraphql(http: FastifyInstance, o: HubGraphqlOption
     socket.on('message', first);
   };
 
+  const base = () => o.baseUrl();
+  const log = (err: unknown) => o.log?.error({ err, component: 'graphql' }, 'GraphQL resolver failed');
   const lazy = mountLazyGraphql(http, {
     path: HUB_GRAPHQL_PATH,
-    websocket: true,
     admit: (req: FastifyRequest, kind) => (kind === 'http' ? requirePrincipal(req) : req.principal),
-    // An emergency stop never waits on loading mercurius (estop-direct.ts).
+    // An emergency stop never waits on loading GraphQL (estop-direct.ts).
     direct: async (body, principal) => {
       const { directEmergencyStop } = await import('./estop-direct.js');
       return directEmergencyStop(o, body, principal as Principal);
     },
-    async build(callData) {
-      const [
-        { default: Fastify },
-        { default: mercurius },
-        limits,
-        errors,
-        { HUB_SCHEMA },
-        { hubResolvers, JsonScalar },
-        { hubSubscriptions },
-      ] = await Promise.all([
-        import('fastify'),
-        import('mercurius'),
+    async engine() {
+      const [{ buildEngine }, limits, errors, { HUB_SCHEMA }, { hubResolvers, JsonScalar }, { hubSubscriptions }] = await Promise.all([
+        import('../../platform/graphql/engine.js'),
         import('../../platform/graphql/limits.js'),
         import('../../platform/graphql/errors.js'),
         import('./schema.js'),
         import('./resolvers.js'),
         import('./subscriptions.js'),
       ]);
-      const inner = Fastify({ logger: false });
-      await innerWebsocket(inner);
-      inner.websocketServer.on('connection', (socket: WebSocket, raw: IncomingMessage) => watch(socket, raw, callData));
-      const base = () => o.baseUrl();
-      const log = (err: unknown) => o.log?.error({ err, component: 'graphql' }, 'GraphQL resolver failed');
       const subs = hubSubscriptions(o.bus, o.maxSubscriptionsPerToken);
       const resolvers = errors.withProblems({ ...hubResolvers(o), Subscription: subs.resolvers }, base, log);
-      await inner.register(mercurius, {
-        schema: HUB_SCHEMA,
-        // mercurius' IResolvers is looser than our typed map; the JSON scalar is a GraphQLScalarType instance.
-        resolvers: { ...resolvers, JSON: JsonScalar } as never,
-        path: HUB_GRAPHQL_PATH,
-        graphiql: false,
-        validationRules: [limits.limitsRule()],
-        context: (request) => ({ principal: callData(request) as Principal }),
-        errorFormatter: errors.problemErrorFormatter(base, mercurius.defaultErrorFormatter),
-        subscription: {
-          context: (socket, request) => ({ principal: conns.get(socket as WebSocket)?.principal ?? null, raw: request.raw }),
-          keepAlive: 15_000,
-        },
+      return buildEngine({
+        sdl: HUB_SCHEMA,
+        resolvers: { ...resolvers, JSON: JsonScalar },
+        rules: [limits.limitsRule()],
+        context: (principal) => ({ principal: principal as Principal }),
+        base,
       });
-      // Subscriptions skip mercurius' validation rules: check the limits before one starts.
-      inner.graphql.addHook('preSubscriptionExecution', async (schema, document) => {
-        const { validate } = await import('graphql');
-        const [err] = validate(schema, document, [limits.limitsRule()]);
-        if (err) throw errors.problemGraphqlError('query-too-complex', err.message, err.extensions, base());
-      });
-      return inner;
     },
+    subscriptions: (engine, callData) => subscriptionServer(engine, callData),
   });
+
+  /** mercurius on an inner instance, for graphql-ws only, on the engine's schema (resolvers attached). */
+  async function subscriptionServer(engine: GraphqlEngine, callData: CallData) {
+    const [{ default: Fastify }, { default: mercurius }, limits, errors] = await Promise.all([
+      import('fastify'),
+      import('mercurius'),
+      import('../../platform/graphql/limits.js'),
+      import('../../platform/graphql/errors.js'),
+    ]);
+    const inner = Fastify({ logger: false });
+    await innerWebsocket(inner);
+    inner.websocketServer.on('connection', (socket: WebSocket, raw: IncomingMessage) => watch(socket, raw, callData));
+    await inner.register(mercurius, {
+      schema: engine.schema,
+      path: HUB_GRAPHQL_PATH,
+      graphiql: false,
+      // Queries over the socket are rare: no LRU of parsed documents (HTTP keeps none either).
+      cache: false,
+      validationRules: [...engine.rules],
+      errorFormatter: errors.problemErrorFormatter(base, mercurius.defaultErrorFormatter),
+      subscription: {
+        context: (socket, request) => ({ principal: conns.get(socket as WebSocket)?.principal ?? null, raw: request.raw }),
+        keepAlive: 15_000,
+      },
+    });
+    // Subscriptions skip mercurius' validation rules: check the limits before one starts.
+    inner.graphql.addHook('preSubscriptionExecution', async (schema, document) => {
+      const { validate } = await import('graphql');
+      const [err] = validate(schema, document, [limits.limitsRule()]);
+      if (err) throw errors.problemGraphqlError('query-too-complex', err.message, err.extensions, base());
+    });
+    return inner;
+  }
 
   return {
     loaded: lazy.loaded,

@@ -58,6 +58,15 @@ function walk(dir: string, out: string[], depth = 0, stats?: Stats[]): void {
   }
 }
 
+/** Tags, ingredient names and methods in one list (a loop: spreads of these lists sent V8's optimized code back). */
+function tagsOf(r: Row): string[] {
+  const out: string[] = [];
+  for (const t of r.tags) out.push(t);
+  for (const i of r.ingredients) out.push(i.name);
+  for (const m of r.methods) out.push(m);
+  return out;
+}
+
 function factsOf(r: Row): RecipeFacts {
   return {
     id: r.id,
@@ -68,7 +77,7 @@ function factsOf(r: Row): RecipeFacts {
     cuisine: r.cuisine,
     ...(r.course ? { course: r.course } : {}),
     // Ingredient names are searchable with the tags ("lentil" finds a soup that uses lentils).
-    tags: [...r.tags, ...r.ingredients.map((i) => i.name), ...r.methods],
+    tags: tagsOf(r),
     ops: r.ops,
   };
 }

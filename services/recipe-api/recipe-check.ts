@@ -22,11 +22,14 @@ function objectOf(file: string, doc: unknown): Json {
   return doc as Json;
 }
 
-/** Parse one file's text strictly; throws `CatalogError` naming the file. */
+/**
+ * Parse one file's text strictly; throws `CatalogError` naming the file. Every text here is a file decoded from
+ * UTF-8 (readText), which cannot hold a lone surrogate: the fast path need not scan for one.
+ */
 export function parseDocument(file: string, text: string): Json {
   let doc: unknown;
   try {
-    doc = parseJsonFast(text);
+    doc = parseJsonFast(text, { utf8: true });
   } catch (err) {
     throw new CatalogError(`${file}: not valid JSON (${(err as Error).message})`);
   }
@@ -74,7 +77,7 @@ export type Checked = { i: number; text: string; plain: boolean } | { i: number;
 export function checkFile(i: number, file: string): Checked {
   try {
     const text = readText(file);
-    const fast = parseJsonIfPlain(text);
+    const fast = parseJsonIfPlain(text, { utf8: true });
     checkRecipe(file, fast !== undefined ? objectOf(file, fast.value) : parseDocument(file, text));
     return { i, text, plain: fast !== undefined };
   } catch (err) {

@@ -12,6 +12,9 @@ import {
   type Screened,
   wordsOf,
 } from './select/screens.js';
+import { Strings } from './strings.js';
+
+export { Strings };
 
 export type Json = Record<string, unknown>;
 
@@ -103,51 +106,6 @@ export interface Row {
   videoUrl?: string;
   hasImage: boolean;
 }
-
-/**
- * One copy of each repeated text, shared by every row of a catalog. JSON.parse gives each document its own copy
- * of "onion", "g", "ingredients" or a claim's ruleset, and the rows outlive the documents; 2,000 recipes held
- * most of their row memory in such copies. Words of an ingredient name are shared the same way (by name).
- */
-export class Strings {
-  private readonly texts = new Map<string, string>();
-  private readonly words = new Map<string, string[]>();
-  private readonly lists = new Map<string, string[]>();
-
-  /** The catalog's copy of `s`. */
-  of(s: string): string;
-  of(s: string | undefined): string | undefined;
-  of(s: string | undefined): string | undefined {
-    if (s === undefined) return undefined;
-    const have = this.texts.get(s);
-    if (have !== undefined) return have;
-    this.texts.set(s, s);
-    return s;
-  }
-
-  /** The catalog's copy of a list of texts (shared between rows: never mutated). */
-  list(items: string[]): string[] {
-    if (items.length === 0) return EMPTY;
-    const key = items.join('\u0000');
-    const have = this.lists.get(key);
-    if (have !== undefined) return have;
-    const out = items.map((x) => this.of(x));
-    this.lists.set(key, out);
-    return out;
-  }
-
-  /** The folded words of an ingredient name, one array per distinct name. */
-  wordsOf(name: string): string[] {
-    let w = this.words.get(name);
-    if (w === undefined) {
-      w = this.list([...wordsOf([name])]);
-      this.words.set(name, w);
-    }
-    return w;
-  }
-}
-
-const EMPTY: string[] = [];
 
 const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
@@ -274,6 +232,16 @@ function nutritionOf(doc: Json): Nutrition | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
+function equipmentOf(v: unknown): string[] {
+  const out: string[] = [];
+  if (Array.isArray(v))
+    for (const e of v) {
+      const ref = str(obj(e)?.ref);
+      if (ref) out.push(ref);
+    }
+  return out;
+}
+
 /** Derive the row of one validated recipe document (`t`: the catalog's shared texts). */
 export function rowOf(doc: Json, idx: number, t: Strings = new Strings()): Row {
   const dish = obj(doc.dish) ?? {};
@@ -281,23 +249,40 @@ export function rowOf(doc: Json, idx: number, t: Strings = new Strings()): Row {
   const process = obj(doc.process) ?? {};
   const titles: Record<string, string> = {};
   for (const [k, v] of Object.entries(obj(dish.names) ?? obj(doc.title) ?? {})) if (typeof v === 'string') titles[t.of(k)] = v;
-  const ingredients = (Array.isArray(doc.ingredients) ? doc.ingredients : [])
-    .map((i) => ingredientOf(i, t))
-    .filter((x): x is Ingredient => !!x);
+  // Plain loops here, not map/filter/flatMap chains: this runs once per document at start, and the chains made
+  // V8's optimizing compile of rowOf large and, over arrays of changing element kinds, thrown away and redone.
+  const ingredients: Ingredient[] = [];
+  const names: string[] = [];
+  if (Array.isArray(doc.ingredients))
+    for (const i of doc.ingredients) {
+      const ing = ingredientOf(i, t);
+      if (ing === undefined) continue;
+      ingredients.push(ing);
+      names.push(ing.name);
+    }
   const screened: Screened = {
-    ingredientWords: wordsOf(ingredients.map((i) => i.name)),
+    ingredientWords: wordsOf(names),
     titleWords: wordsOf([titles.en ?? Object.values(titles)[0] ?? '']),
   };
-  const nodeOps = (Array.isArray(process.nodes) ? process.nodes : []).flatMap((n) => {
-    const o = obj(n);
-    const id = str(o?.id);
-    const op = str(o?.op);
-    if (!o || !id || !op) return [];
-    const hint = str(obj(o.params)?.opHint);
-    return [{ id: t.of(id), op: t.of(op === 'cw.op.legacy_step' && hint ? hint : op) }];
-  });
-  const ops = t.list([...new Set(nodeOps.map((n) => n.op))]);
-  const methods = [...new Set(ops.map((o) => METHOD_OF[o]).filter((m): m is string => !!m))];
+  const nodeOps: Row['nodeOps'] = [];
+  if (Array.isArray(process.nodes))
+    for (const n of process.nodes) {
+      const o = obj(n);
+      const id = str(o?.id);
+      const op = str(o?.op);
+      if (!o || !id || !op) continue;
+      const hint = str(obj(o.params)?.opHint);
+      nodeOps.push({ id: t.of(id), op: t.of(op === 'cw.op.legacy_step' && hint ? hint : op) });
+    }
+  const opSet = new Set<string>();
+  for (const n of nodeOps) opSet.add(n.op);
+  const ops = t.list([...opSet]);
+  const methodSet = new Set<string>();
+  for (const o of ops) {
+    const m = METHOD_OF[o];
+    if (m) methodSet.add(m);
+  }
+  const methods = [...methodSet];
   const heat = methods.some((m) => !NOT_HEAT.has(m));
   const cold = methods.some((m) => COLD_METHODS.has(m));
   const style = heat && cold ? 'mixed' : heat ? 'hot' : cold ? 'cold' : 'no_cook';
@@ -335,7 +320,7 @@ export function rowOf(doc: Json, idx: number, t: Strings = new Strings()): Row {
     ops,
     methods: t.list(methods),
     style,
-    equipment: t.list((Array.isArray(doc.equipment) ? doc.equipment : []).map((e) => str(obj(e)?.ref)).filter((x): x is string => !!x)),
+    equipment: t.list(equipmentOf(doc.equipment)),
     factsOnly: doc['x-cookwala-text'] === 'facts',
     reviewed,
     claims,

@@ -1,7 +1,7 @@
 /**
  * GraphQL on the index (`hearth index serve`): `POST|GET /v1/graphql` with the catalog part of the schema,
  * `search` (spec §4.6). Public and read-only, like `GET /v1/search`: no token, the same per-address rate limit,
- * depth and cost limits. mercurius loads on the first request (platform/graphql/mount.ts).
+ * depth and cost limits. graphql-js loads on the first request and serves it (platform/graphql/mount.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { mountLazyGraphql } from '../../../platform/graphql/mount.js';
@@ -22,16 +22,13 @@ export function mountIndexGraphql(app: FastifyInstance, catalog: () => Catalog, 
   return mountLazyGraphql(app, {
     path: INDEX_GRAPHQL_PATH,
     admit: (req) => base(req),
-    async build(callData) {
-      const [{ default: Fastify }, { default: mercurius }, { limitsRule }, errors, search] = await Promise.all([
-        import('fastify'),
-        import('mercurius'),
+    async engine() {
+      const [{ buildEngine }, { limitsRule }, errors, search] = await Promise.all([
+        import('../../../platform/graphql/engine.js'),
         import('../../../platform/graphql/limits.js'),
         import('../../../platform/graphql/errors.js'),
         import('../search/graphql-search.js'),
       ]);
-      const inner = Fastify({ logger: false });
-      const baseOf = (req: FastifyRequest | undefined) => (req ? String(callData(req) ?? '') : '');
       const resolvers = errors.withProblems(
         {
           Query: {
@@ -42,15 +39,13 @@ export function mountIndexGraphql(app: FastifyInstance, catalog: () => Catalog, 
         },
         () => undefined,
       );
-      await inner.register(mercurius, {
-        schema: INDEX_SCHEMA,
-        resolvers: resolvers as never, // mercurius' IResolvers is looser than our typed map
-        path: INDEX_GRAPHQL_PATH,
-        graphiql: false,
-        validationRules: [limitsRule()],
-        errorFormatter: errors.problemErrorFormatter((ctx) => baseOf(ctx.reply?.request), mercurius.defaultErrorFormatter),
+      return buildEngine({
+        sdl: INDEX_SCHEMA,
+        resolvers,
+        rules: [limitsRule()],
+        context: () => ({}),
+        base: (b) => String(b ?? ''),
       });
-      return inner;
     },
   });
 }

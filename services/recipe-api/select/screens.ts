@@ -267,8 +267,37 @@ export function wordsOf(texts: Iterable<string>): Set<string> {
   return out;
 }
 
+/** Each screened list as a set, made on first use (the lists are the module's constants below). */
+const LIST_SETS = new WeakMap<readonly string[], Set<string>>();
+
+/**
+ * The words of `list` that `words` holds, in the list's order. A recipe has a few dozen words and a list may have
+ * dozens: the words are looked up in the list's set first, and only a list that has one of them is filtered (most
+ * rows match no list of a screen; this ran for every row at every cold start).
+ */
 function any(words: Set<string>, list: readonly string[]): string[] {
+  if (words.size < list.length) {
+    let set = LIST_SETS.get(list);
+    if (set === undefined) {
+      set = new Set(list);
+      LIST_SETS.set(list, set);
+    }
+    let hit = false;
+    for (const w of words)
+      if (set.has(w)) {
+        hit = true;
+        break;
+      }
+    if (!hit) return [];
+  }
   return list.filter((w) => words.has(w));
+}
+
+/** Ingredient and title words together. */
+function allWords(s: Screened): Set<string> {
+  const w = new Set(s.ingredientWords);
+  for (const x of s.titleWords) w.add(x);
+  return w;
 }
 
 /** Allergens the ingredient names reveal. */
@@ -305,25 +334,31 @@ export const SCREEN_DIETS: readonly ScreenDiet[] = [
 ];
 
 /** The ingredient-name screen of a diet: the words that break it (empty: passes). */
+const NOT_VEGETARIAN = [...MEAT, ...SEAFOOD];
+const NOT_VEGAN = [...MEAT, ...SEAFOOD, ...ANIMAL_PRODUCTS];
+const NUTS = [...(ALLERGEN_WORDS.nuts as string[]), ...(ALLERGEN_WORDS.peanuts as string[])];
+const SHELLFISH = [...(ALLERGEN_WORDS.crustaceans as string[]), ...(ALLERGEN_WORDS.molluscs as string[])];
+const NOT_HALAL = [...PORK, ...ALCOHOL];
+
 export function screenBreakers(diet: ScreenDiet, s: Screened): string[] {
-  const w = new Set([...s.ingredientWords, ...s.titleWords]);
+  const w = allWords(s);
   switch (diet) {
     case 'vegetarian':
-      return any(w, [...MEAT, ...SEAFOOD]);
+      return any(w, NOT_VEGETARIAN);
     case 'vegan':
-      return any(w, [...MEAT, ...SEAFOOD, ...ANIMAL_PRODUCTS]);
+      return any(w, NOT_VEGAN);
     case 'pescatarian':
       return any(w, MEAT);
     case 'gluten_free':
       return any(w, ALLERGEN_WORDS.cereals_gluten as string[]);
     case 'nut_free':
-      return any(w, [...(ALLERGEN_WORDS.nuts as string[]), ...(ALLERGEN_WORDS.peanuts as string[])]);
+      return any(w, NUTS);
     case 'dairy_free':
       return any(w, ALLERGEN_WORDS.milk as string[]);
     case 'egg_free':
       return any(w, ALLERGEN_WORDS.eggs as string[]);
     case 'shellfish_free':
-      return any(w, [...(ALLERGEN_WORDS.crustaceans as string[]), ...(ALLERGEN_WORDS.molluscs as string[])]);
+      return any(w, SHELLFISH);
     case 'pork_free':
       return any(w, PORK);
     case 'alcohol_free':
@@ -338,7 +373,7 @@ export function screenBreakers(diet: ScreenDiet, s: Screened): string[] {
 export function claimConflicts(claim: string, s: Screened): string[] {
   if (claim === 'vegetarian' || claim === 'vegan' || claim === 'pescatarian' || claim === 'pork_free' || claim === 'alcohol_free')
     return screenBreakers(claim, s);
-  if (claim === 'halal') return any(new Set([...s.ingredientWords, ...s.titleWords]), [...PORK, ...ALCOHOL]);
+  if (claim === 'halal') return any(allWords(s), NOT_HALAL);
   if (claim === 'gluten_free' || claim === 'nut_free' || claim === 'dairy_free') return screenBreakers(claim, s);
   return [];
 }
@@ -355,7 +390,7 @@ export function kidsVerdict(
   s: Screened,
   opts: { difficulty?: string; ingredientCount: number; course?: string; kidsRecipe: boolean; allergens: string[] },
 ): KidsVerdict {
-  const w = new Set([...s.ingredientWords, ...s.titleWords]);
+  const w = allWords(s);
   const reasons: string[] = [];
   const hot = [...any(w, CHILLI), ...any(s.titleWords, HOT_TITLE)];
   if (hot.length) reasons.push(`chilli or heat: ${hot.join(', ')}`);
