@@ -106,7 +106,14 @@ async function probe(env: NodeJS.ProcessEnv) {
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', PROBE], {
     env: { ...process.env, ...env },
   });
-  return JSON.parse(stdout) as { before: number; after: number; totalBefore: number; totalAfter: number; collections: number; rounds: number };
+  return JSON.parse(stdout) as {
+    before: number;
+    after: number;
+    totalBefore: number;
+    totalAfter: number;
+    collections: number;
+    rounds: number;
+  };
 }
 
 t.test('in a real process, the garbage of a burst is gone after the quiet check', async (t) => {
