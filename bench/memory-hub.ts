@@ -34,9 +34,11 @@ export interface Reading {
   oldSpace: number;
   largeObjects: number;
   code: number;
+  /** Collections the hub's idle collector has run so far. */
+  idleGcs: number;
 }
 
-function reading(phase: string): Reading {
+function reading(phase: string, idleGcs: number): Reading {
   const m = process.memoryUsage();
   const smaps = readFileSync('/proc/self/smaps_rollup', 'utf8');
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(smaps)?.[1] ?? 0) / 1024;
@@ -54,6 +56,7 @@ function reading(phase: string): Reading {
     oldSpace: spaces.old ?? 0,
     largeObjects: spaces.large_object ?? 0,
     code: spaces.code ?? 0,
+    idleGcs,
   };
 }
 
@@ -76,7 +79,7 @@ serveTarget(h, (msg) => {
       gc();
       gc();
     }
-    process.send?.({ reading: reading(m.reading) });
+    process.send?.({ reading: reading(m.reading, h.app.idleCollections) });
   } else if (m.snapshot !== undefined) {
     process.send?.({ snapshot: v8.writeHeapSnapshot(m.snapshot) });
   }

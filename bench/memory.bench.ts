@@ -97,10 +97,10 @@ async function run(label: string, env: Record<string, string>, hubFlags = ''): P
   console.log(
     `  peak ${peak.toFixed(1)} MB (target ≤ 150: ${met(peak <= 150)}); ${settled.phase} − before ${growth.toFixed(1)} MB (target ≤ 20: ${met(growth <= 20)})`,
   );
-  console.log('  phase                      RSS   anon  heapTot heapUsed  new    old   large   code external arrayBuf');
+  console.log('  phase                      RSS   anon  heapTot heapUsed  new    old   large   code external arrayBuf idle GCs');
   for (const x of phases)
     console.log(
-      `  ${x.phase.padEnd(22)}${f(x.rss)}${f(x.anon)}${f(x.heapTotal)}${f(x.heapUsed)}${f(x.newSpace)}${f(x.oldSpace)}${f(x.largeObjects)}${f(x.code)}${f(x.external)}${f(x.arrayBuffers)}`,
+      `  ${x.phase.padEnd(22)}${f(x.rss)}${f(x.anon)}${f(x.heapTotal)}${f(x.heapUsed)}${f(x.newSpace)}${f(x.oldSpace)}${f(x.largeObjects)}${f(x.code)}${f(x.external)}${f(x.arrayBuffers)}${String(x.idleGcs ?? '').padStart(9)}`,
     );
 }
 

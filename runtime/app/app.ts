@@ -14,6 +14,7 @@ import type { Clock } from '../../drivers/types.js';
 import { createHttpApp } from '../../platform/http/app.js';
 import { installHostGuard } from '../../platform/http/host-guard.js';
 import { installLoadShedding, memoryReading, type Shedder } from '../../platform/http/shed.js';
+import { type IdleCollector, startIdleCollector } from '../../platform/idle-collect.js';
 import { humanDestination } from '../../platform/log-format.js';
 import { MigrationRegistry } from '../../platform/sqlite/migrations.js';
 import { ConfigError, type HearthConfig } from '../config/config.js';
@@ -78,6 +79,7 @@ export class App {
   private started = false;
   private stopped = false;
   private guard?: HeatGuard;
+  private idle?: IdleCollector;
   /** Load shedding near the memory limit (tests swap its reading). */
   shedder?: Shedder;
   private url: string;
@@ -204,6 +206,11 @@ export class App {
     return this;
   }
 
+  /** Collections the idle collector has run (platform/idle-collect.ts; the memory bench prints them). */
+  get idleCollections(): number {
+    return this.idle?.collections ?? 0;
+  }
+
   get baseUrl(): string {
     return this.url;
   }
@@ -220,6 +227,12 @@ export class App {
     // would see a long synchronous compile as a stalled control loop.
     await ctx.http.ready();
     for (const f of this.features) await f.ready?.(ctx);
+    // Once a busy spell is over, its garbage is collected rather than left resident (platform/idle-collect.ts).
+    this.idle = startIdleCollector({
+      clock: ctx.clock,
+      onCollect: (before, after) =>
+        ctx.log.debug({ heapUsedMb: [before, after].map((b) => Math.round(b / 104857.6) / 10) }, 'idle collection'),
+    });
     if (opts.listen === false) return this.url;
     await ctx.http.listen({ host: ctx.config.host, port: ctx.config.httpPort });
     const addr = ctx.http.server.address() as AddressInfo;
@@ -234,6 +247,7 @@ export class App {
     this.stopped = true;
     // First of all: from now on the guard leaving (told to, or on the same Ctrl-C) is no fault.
     this.guard?.expectStop();
+    this.idle?.stop();
     const { ctx } = this;
     ctx.rig.allHeatOff();
     for (const f of [...this.features].reverse()) {
