@@ -15,11 +15,16 @@
  * busy loop is never interrupted. It does not touch compiled code: V8 drops code only in its own collections.
  */
 import { performance } from 'node:perf_hooks';
-import type { Clock } from '../drivers/types.js';
 import { collectGarbageNow } from './young-generation.js';
 
+/** The timers of the device clock (drivers/types.ts' Clock has them; platform/ does not import drivers/). */
+export interface IntervalClock {
+  setInterval(fn: () => void, ms: number): unknown;
+  clearInterval(handle: unknown): void;
+}
+
 export interface IdleCollectorOptions {
-  clock: Pick<Clock, 'setInterval' | 'clearInterval'>;
+  clock: IntervalClock;
   /** How often to look, in the clock's ms (default 10 s). */
   everyMs?: number;
   /** Heap growth since the last full collection that makes another worth its pause (default 4 MiB). */

@@ -132,6 +132,8 @@ const CORPUS: Ask[] = [
   q('"text"'),
   q('[]'),
   g('{ items { id } }'),
+  g('{ items(first: 100) { id tags } }'),
+  g('{ __type(name: "Item") { fields { type { ofType { ofType { name } } } } } }'),
   g('mutation { add(n: 1) { id } }'),
   g('query A { items { id } } mutation B { add(n: 1) { id } }', { operationName: 'B' }),
   g('query A { items { id } }', { operationName: 'Z' }),

@@ -133,6 +133,8 @@ export function mountLazyGraphql(http: FastifyInstance, o: LazyGraphqlOptions): 
     const e = await engine.get();
     const { serveGraphqlHttp } = await import('./http.js');
     const res = await serveGraphqlHttp(e, req.method === 'POST' ? 'POST' : 'GET', members, data);
+    // A 405 (a GET that is not a query) names the method that would do (RFC 9110 §15.5.6).
+    if (res.status === 405) reply.header('allow', 'POST');
     return reply.code(res.status).type('application/json; charset=utf-8').send(res.body);
   };
 

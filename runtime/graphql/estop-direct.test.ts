@@ -27,6 +27,8 @@ async function gql(h: TestHub, query: string, opts: { token: string; variables?:
 
 /** graphql-js' execution (what serves every other document; the direct path imports only its parser). */
 const engineLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('/node_modules/graphql/execution/'));
+/** mercurius, which serves only subscriptions now (HTTP goes straight through graphql-js). */
+const mercuriusLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('/node_modules/mercurius/'));
 
 async function cooking(h: TestHub): Promise<Session> {
   const person = h.token(['cook', 'read']);
@@ -85,6 +87,7 @@ t.test('the first-ever GraphQL request, an emergencyStop, cuts heat without load
   const mode = await gql(h, '{ mode { mode } }', { token: agent });
   t.equal(mode.status, 200);
   t.ok(engineLoaded(), 'a query loads the GraphQL engine');
+  t.notOk(mercuriusLoaded(), 'GraphQL over HTTP does not load mercurius');
   const again = await gql(h, STOP, { token: agent, variables: { why: 'smoke from the fryer' } });
   t.same(again.data?.stop, direct, 'GraphQL answers the same shape and values');
 });

@@ -183,3 +183,19 @@ t.test('a request without query text is a problem document, not GraphQL JSON', a
     t.match(((await res.json()) as { type?: string }).type, /\/errors\/bad-request$/, `${label}: bad-request`);
   }
 });
+
+t.test('a mutation over GET is 405 and names the method that would do', async (t) => {
+  const h = await startHub();
+  t.teardown(() => h.close());
+  const token = h.token(['notify'], 'agent');
+  const url = `${h.url}/svc/v1/graphql?query=${encodeURIComponent('mutation { emergencyStop { accepted } }')}`;
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  t.equal(res.status, 405);
+  t.equal(res.headers.get('allow'), 'POST');
+  t.equal(h.app.ctx.supervisor.status().latched, false, 'nothing ran');
+  const query = await fetch(`${h.url}/svc/v1/graphql?query=${encodeURIComponent('{ mode { mode } }')}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  t.equal(query.status, 200, 'a query over GET answers');
+  t.equal(query.headers.get('allow'), null);
+});
