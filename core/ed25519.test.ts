@@ -99,7 +99,30 @@ t.test('the small-order list is the eight points of small order, and each is ref
   t.ok(found.has('0000000000000000000000000000000000000000000000000000000000000080'));
 });
 
-t.test('agrees with an independent strict implementation on random and edge inputs', async (t) => {
+t.test('a small-order part in R: the cofactored check takes it, this one never does', async (t) => {
+  // Signed by hand with the key's scalar, R' = rB + T for a torsion point T: [8]SB = [8]R' + [8]kA holds (what
+  // @noble's strict mode checks), SB = R' + kA does not (what OpenSSL checks). So verifyBytes is the stricter of
+  // the two here, never the looser: whatever it accepts, the independent implementation accepts too.
+  const seed = randomSeed();
+  const { scalar, pointBytes } = noble.utils.getExtendedPublicKey(seed);
+  const order8 = noble.Point.fromBytes(hex('26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05'));
+  const G = noble.Point.BASE;
+  let refusedHere = 0;
+  for (let k = 1n; k < 8n; k++) {
+    const msg = randomBytes(20);
+    const r = (fromLe(randomBytes(32)) % (L - 1n)) + 1n;
+    const R = G.multiply(r).add(order8.multiply(k, false)).toBytes();
+    const h = fromLe(new Uint8Array(sha512(Uint8Array.from([...R, ...pointBytes, ...msg])))) % L;
+    const sig = new Uint8Array([...R, ...le((r + h * scalar) % L)]);
+    const here = verifyBytes(sig, msg, pointBytes);
+    t.ok(!here || strict(sig, msg, pointBytes), `k = ${k}: accepted here only if accepted there`);
+    t.ok(strict(sig, msg, pointBytes), `k = ${k}: the cofactored check takes it`);
+    if (!here) refusedHere++;
+  }
+  t.equal(refusedHere, 7, 'every one refused here');
+});
+
+t.test('agrees with an independent strict implementation on random inputs', async (t) => {
   const seed = randomSeed();
   const pub = publicKeyOf(seed);
   t.same(pub, noble.getPublicKey(seed), 'same public key');

@@ -24,6 +24,7 @@ import { EventBus } from '../events/bus.js';
 import type { HeatGuard } from '../guard/client.js';
 import { openDatabase } from '../store/db.js';
 import { createSupervisor, type SupervisorContext } from '../supervisor/supervisor.js';
+import type { SupervisorStatus } from '../supervisor/types.js';
 import type { AppContext, Feature } from './context.js';
 import { coreFeature, coreMigrations } from './core-feature.js';
 
@@ -71,6 +72,11 @@ function clockFor(config: HearthConfig, simulated: boolean): { clock: Clock; man
 
 function hostForUrl(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** No heater on (or its wire not cut) and no heat lease held: the only time the idle collector may pause the loop. */
+export function nothingHeats(status: SupervisorStatus): boolean {
+  return Object.values(status.heaters).every((h) => (h.power === 0 || h.wire === 'cut') && h.leaseExpiresAt === undefined);
 }
 
 export class App {
@@ -228,10 +234,13 @@ export class App {
     await ctx.http.ready();
     for (const f of this.features) await f.ready?.(ctx);
     // Once a busy spell is over, its garbage is collected rather than left resident (platform/idle-collect.ts).
+    // Never while anything heats (platform/idle-collect.ts: a collection blocks the loop the heat guard's lease
+    // is renewed from).
     this.idle = startIdleCollector({
       clock: ctx.clock,
-      onCollect: (before, after) =>
-        ctx.log.debug({ heapUsedMb: [before, after].map((b) => Math.round(b / 104857.6) / 10) }, 'idle collection'),
+      quiet: () => nothingHeats(ctx.supervisor.status()),
+      onCollect: (before, after, collections) =>
+        ctx.log.debug({ oldGenerationMb: [before, after].map((b) => Math.round(b / 104857.6) / 10), collections }, 'idle collection'),
     });
     if (opts.listen === false) return this.url;
     await ctx.http.listen({ host: ctx.config.host, port: ctx.config.httpPort });
