@@ -3,8 +3,7 @@
  * over the supervisor's status is false while a cook holds the fryer and true again once the stop has cut it.
  */
 import t from 'tap';
-import { FRY_RECIPE, startHub } from '../hub/test-helpers.js';
-import type { Session } from '../hub/types.js';
+import { startFryCook, startHub } from '../hub/test-helpers.js';
 import { nothingHeats } from './app.js';
 
 t.test('nothing heats: not while a cook holds heat, again once it is stopped', async (t) => {
@@ -12,16 +11,7 @@ t.test('nothing heats: not while a cook holds heat, again once it is stopped', a
   t.teardown(() => h.close());
   t.ok(nothingHeats(h.app.ctx.supervisor.status()), 'a hub at rest');
   const person = h.token(['cook', 'read']);
-  await h.presence(true);
-  const s = (
-    await h.call('POST', '/svc/v1/sessions', {
-      token: person,
-      body: { recipes: [{ recipeId: FRY_RECIPE }], serveAt: '2026-06-01T19:00:00Z', mode: 'assisted' },
-    })
-  ).body as unknown as Session;
-  await h.call('POST', `/svc/v1/sessions/${s.id}/confirm`, { token: person, body: { acknowledgedRules: s.confirmation.requiredRules } });
-  await h.call('POST', `/svc/v1/sessions/${s.id}/start`, { token: person });
-  await h.clock.advanceAsync(30_000);
+  await startFryCook(h, person);
   t.ok((h.app.ctx.rig.heaters.get('fryer')?.power ?? 0) > 0, 'the fryer is heating');
   t.notOk(nothingHeats(h.app.ctx.supervisor.status()), 'while heating: no collection');
   await h.call('POST', '/svc/v1/safety/estop', { token: person, body: {} });

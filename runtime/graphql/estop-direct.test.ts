@@ -9,7 +9,7 @@
  */
 import { createRequire } from 'node:module';
 import t from 'tap';
-import { FRY_RECIPE, startHub, type TestHub } from '../hub/test-helpers.js';
+import { startFryCook, startHub, type TestHub } from '../hub/test-helpers.js';
 import type { Session } from '../hub/types.js';
 import { STOP_TYPES } from './estop-direct.js';
 import { HUB_SCHEMA } from './schema.js';
@@ -30,20 +30,8 @@ const engineLoaded = () => Object.keys(createRequire(import.meta.url).cache).som
 /** mercurius, which serves only subscriptions now (HTTP goes straight through graphql-js). */
 const mercuriusLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('/node_modules/mercurius/'));
 
-async function cooking(h: TestHub): Promise<Session> {
-  const person = h.token(['cook', 'read']);
-  await h.presence(true);
-  const s = (
-    await h.call('POST', '/svc/v1/sessions', {
-      token: person,
-      body: { recipes: [{ recipeId: FRY_RECIPE }], serveAt: '2026-06-01T19:00:00Z', mode: 'assisted' },
-    })
-  ).body as unknown as Session;
-  await h.call('POST', `/svc/v1/sessions/${s.id}/confirm`, { token: person, body: { acknowledgedRules: s.confirmation.requiredRules } });
-  await h.call('POST', `/svc/v1/sessions/${s.id}/start`, { token: person });
-  await h.clock.advanceAsync(30_000);
-  return s;
-}
+/** A cook under way, the fryer heating. */
+const cooking = (h: TestHub): Promise<Session> => startFryCook(h, h.token(['cook', 'read']));
 
 const STOP = `mutation Stop($why: String) {
   stop: emergencyStop(reason: $why) { __typename accepted action reason warnings trip

@@ -14,7 +14,7 @@ import { App } from '../app/app.js';
 import { defaultConfig, type HearthConfig } from '../config/config.js';
 import { packageRoot } from '../config/paths.js';
 import { type Hub, hubFeature } from './feature.js';
-import { SCOPES } from './types.js';
+import { SCOPES, type Session } from './types.js';
 
 export interface TestHub {
   app: App;
@@ -149,4 +149,22 @@ export function httpCall(url: string): TestHub['call'] {
     }
     return { status: res.status, body, headers: res.headers };
   };
+}
+
+/**
+ * A cook of FRY_RECIPE under way: the person present, the session created, confirmed and started with `token`
+ * (cook scope), then 30 s of the clock, so the fryer heats. Returns the session as created.
+ */
+export async function startFryCook(h: TestHub, token: string): Promise<Session> {
+  await h.presence(true);
+  const s = (
+    await h.call('POST', '/svc/v1/sessions', {
+      token,
+      body: { recipes: [{ recipeId: FRY_RECIPE }], serveAt: '2026-06-01T19:00:00Z', mode: 'assisted' },
+    })
+  ).body as unknown as Session;
+  await h.call('POST', `/svc/v1/sessions/${s.id}/confirm`, { token, body: { acknowledgedRules: s.confirmation.requiredRules } });
+  await h.call('POST', `/svc/v1/sessions/${s.id}/start`, { token });
+  await h.clock.advanceAsync(30_000);
+  return s;
 }
