@@ -61,7 +61,7 @@ export interface IdleCollector {
  * The event loop's utilization since the previous call (0 to 1). A period under a second of real time counts as
  * busy (1): a clock that runs faster than real time (a simulation, a test's manual clock) says nothing of idleness.
  */
-export function loopUtilization(): () => number {
+function loopUtilization(): () => number {
   let last = performance.eventLoopUtilization();
   return () => {
     const now = performance.eventLoopUtilization();
