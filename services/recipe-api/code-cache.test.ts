@@ -13,12 +13,11 @@ import { copyReferenceCatalog } from './test-helpers.js';
 
 const bundle = join(repoRoot, 'dist/bundle');
 
-t.test('hearth recipe-api serve runs with the code cache recorded for it', async (t) => {
-  if (!distIsFresh() || !existsSync(join(bundle, 'hearth.mjs'))) {
-    // npm ci builds dist/ (prepare), so CI always gets here; runtime/app/compiled-start.test.ts rebuilds a stale one.
-    t.skip('dist/ is not a fresh build: run npm run build');
-    return;
-  }
+// npm ci builds dist/ (prepare), so CI always runs this; runtime/app/compiled-start.test.ts rebuilds a stale one.
+const built = distIsFresh() && existsSync(join(bundle, 'hearth.mjs'));
+const skip = built ? false : 'dist/ is not a fresh build: run npm run build';
+
+t.test('hearth recipe-api serve runs with the code cache recorded for it', { skip }, async (t) => {
   t.ok(existsSync(join(bundle, 'hearth.cjs.recipe-api.cache')), 'the build wrote the recipe API its own cache');
   const dir = mkdtempSync(join(tmpdir(), 'hearth-recipe-api-code-cache-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
