@@ -1,11 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { TokenStore, tokensMigration } from '../../platform/http/auth.js';
 import { PairingStore, pairingKeyMigration, pairingMigration } from '../../runtime/pairing/store.js';
-import { childEnv, repoRoot } from '../../test-support/cli.js';
 import { referenceDir } from '../../test-support/shared.js';
 import { createRecipeApi } from './server.js';
 import { copyReferenceCatalog } from './test-helpers.js';
@@ -78,27 +75,4 @@ t.test('--hub-data that is not a hub store stops the start with the path and the
   t.throws(open(join(dir, 'empty')), { name: 'HubTokensError', message: /empty\/hearth\.db: no hub store here/ });
   t.throws(open(join(dir, 'missing')), /missing: cannot read the hub's data directory \(ENOENT\)/);
   t.throws(open(join(dir, 'x.db')), /x\.db: not a hub store with tokens/);
-});
-
-t.test('without --hub-data the recipe API never loads better-sqlite3', async (t) => {
-  // In a process of its own: this file loads better-sqlite3 itself.
-  const catalog = join(t.testdir({ catalog: {} }), 'catalog');
-  copyReferenceCatalog(catalog);
-  const server = pathToFileURL(join(repoRoot, 'services/recipe-api/server.ts')).href;
-  const script = [
-    `const { createRecipeApi } = await import(${JSON.stringify(server)});`,
-    `const api = createRecipeApi({ dir: ${JSON.stringify(catalog)}, mcpTokens: [] });`,
-    'await api.app.ready();',
-    "const loaded = Object.keys((await import('node:module')).createRequire(import.meta.url).cache);",
-    "process.stdout.write(JSON.stringify(loaded.filter((f) => f.includes('better-sqlite3'))));",
-    'await api.app.close();',
-  ].join('\n');
-  const loader = pathToFileURL(join(repoRoot, 'test-support/ts-loader/register.mjs')).href;
-  const r = spawnSync(process.execPath, [`--import=${loader}`, '--input-type=module', '-e', script], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-    env: childEnv(),
-  });
-  t.equal(r.status, 0, r.stderr);
-  t.same(JSON.parse(r.stdout), [], 'no module of better-sqlite3 was loaded');
 });
