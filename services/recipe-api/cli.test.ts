@@ -8,4 +8,10 @@ t.test('TurboFan is off during the load only where V8 has Maglev to fall back on
   t.notOk(maglevOnlyDuringLoad({}, '11.3.244.8-node.30', 'x64'), 'Node 20: V8 11 runs no Maglev by default, the load would go unoptimized');
   t.notOk(maglevOnlyDuringLoad({}, '13.6.233.17-node.40', 'arm'), 'a 32-bit Pi OS: no Maglev on arm');
   t.notOk(maglevOnlyDuringLoad({ HEARTH_LOAD_TURBOFAN: 'on' }, '13.6.233.17-node.40', 'x64'), 'HEARTH_LOAD_TURBOFAN=on keeps it');
+  t.notOk(maglevOnlyDuringLoad({}, '13.6.233.17-node.40', 'x64', ['--no-maglev']), 'Maglev turned off on the command line');
+  t.notOk(maglevOnlyDuringLoad({ NODE_OPTIONS: '--max-opt=2' }, '13.6.233.17-node.40', 'x64', []), 'or the tiers limited in NODE_OPTIONS');
+  t.ok(
+    maglevOnlyDuringLoad({ NODE_OPTIONS: '--max-semi-space-size=2' }, '13.6.233.17-node.40', 'x64', ['--enable-source-maps']),
+    'other flags',
+  );
 });

@@ -41,8 +41,15 @@ function indexCacheOf(opts: RecipeApiCommandOptions): string | undefined {
  * once the catalog is loaded (a load worker's start also turns it back on: V8 puts the command line's flags back).
  * `HEARTH_LOAD_TURBOFAN=on` keeps it on throughout.
  */
-export function maglevOnlyDuringLoad(env: NodeJS.ProcessEnv = process.env, v8 = process.versions.v8, arch: string = process.arch): boolean {
-  return Number(v8.split('.')[0]) >= 12 && (arch === 'x64' || arch === 'arm64') && env.HEARTH_LOAD_TURBOFAN !== 'on';
+export function maglevOnlyDuringLoad(
+  env: NodeJS.ProcessEnv = process.env,
+  v8 = process.versions.v8,
+  arch: string = process.arch,
+  execArgv: readonly string[] = process.execArgv,
+): boolean {
+  // Maglev or the optimizing tiers turned off or limited on the command line: leave the tiers as they were asked.
+  const asked = /--(no-)?maglev|--max-opt|--jitless|--turbofan/.test(`${execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`);
+  return Number(v8.split('.')[0]) >= 12 && (arch === 'x64' || arch === 'arm64') && !asked && env.HEARTH_LOAD_TURBOFAN !== 'on';
 }
 
 function positive(value: string, what: string, ok: (n: number) => boolean, rule: string): number {
