@@ -10,6 +10,7 @@ t.test('TurboFan is off during the load only where V8 has Maglev to fall back on
   t.notOk(maglevOnlyDuringLoad({ HEARTH_LOAD_TURBOFAN: 'on' }, '13.6.233.17-node.40', 'x64'), 'HEARTH_LOAD_TURBOFAN=on keeps it');
   t.notOk(maglevOnlyDuringLoad({}, '13.6.233.17-node.40', 'x64', ['--no-maglev']), 'Maglev turned off on the command line');
   t.notOk(maglevOnlyDuringLoad({ NODE_OPTIONS: '--max-opt=2' }, '13.6.233.17-node.40', 'x64', []), 'or the tiers limited in NODE_OPTIONS');
+  t.notOk(maglevOnlyDuringLoad({}, '13.6.233.17-node.40', 'x64', ['--no-turbofan']), 'nor turned back on after the load when it was off');
   t.ok(
     maglevOnlyDuringLoad({ NODE_OPTIONS: '--max-semi-space-size=2' }, '13.6.233.17-node.40', 'x64', ['--enable-source-maps']),
     'other flags',

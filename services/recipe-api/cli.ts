@@ -48,7 +48,7 @@ export function maglevOnlyDuringLoad(
   execArgv: readonly string[] = process.execArgv,
 ): boolean {
   // Maglev or the optimizing tiers turned off or limited on the command line: leave the tiers as they were asked.
-  const asked = /--(no-)?maglev|--max-opt|--jitless|--turbofan/.test(`${execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`);
+  const asked = /--(no-)?(maglev|turbofan)|--max-opt|--jitless/.test(`${execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`);
   return Number(v8.split('.')[0]) >= 12 && (arch === 'x64' || arch === 'arm64') && !asked && env.HEARTH_LOAD_TURBOFAN !== 'on';
 }
 
