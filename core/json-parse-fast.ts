@@ -78,7 +78,10 @@ export interface TextOrigin {
  * one fires or `JSON.parse` throws (then only the strict parser can say).
  */
 export function parseJsonIfPlain(text: string, origin: TextOrigin = {}): { value: unknown } | undefined {
-  if (typeof text !== 'string' || (origin.utf8 !== true && !wellFormed(text)) || ESCAPED_SUSPECT.test(text)) return undefined;
+  if (typeof text !== 'string' || (origin.utf8 !== true && !wellFormed(text))) return undefined;
+  // Most texts hold no `\u` escape at all: looking for one first is half the regular expression's scan (2,000
+  // catalog texts: ~2 against ~4.5 ms).
+  if (text.includes('\\u') && ESCAPED_SUSPECT.test(text)) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -25,7 +25,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -131,47 +131,90 @@ if (!code || code.path !== BUNDLE) throw new Error(`esbuild wrote ${built.output
 await replaceFile(BUNDLE, code.contents);
 await replaceFile(join(outdir, 'hearth.mjs'), await readFile(join(root, 'scripts/bundle-entry.mjs')));
 
-// The warm-up: start the bundle once as `hearth start` runs (simulated rig, a fresh data directory), ask for the
-// safety limits once, stop it; its exit writes the code cache of everything that ran. It runs with V8's flags
-// left as a fresh process has them (HEARTH_YOUNG_GENERATION=grow, HEARTH_CODE_FLUSH=keep: no flag set at run time):
-// the cache carries a hash of the flags in force when it is written, and Node 24's V8 refuses a cache whose hash
-// differs from the reading process's at compile time (Node 20's did not check it).
-const dataDir = await mkdtemp(join(tmpdir(), 'hearth-bundle-'));
-try {
-  await new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [join(outdir, 'hearth.mjs'), 'start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', dataDir, '--log-level', 'warn'],
-      {
-        cwd: root,
-        env: { ...process.env, HEARTH_WRITE_CODE_CACHE: '1', HEARTH_YOUNG_GENERATION: 'grow', HEARTH_CODE_FLUSH: 'keep' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+/**
+ * One warm-up: run the bundle with `args` until it prints `ready` (capturing its URL), GET each of `paths` in turn,
+ * stop it; its exit writes the code cache of everything that ran (scripts/bundle-entry.mjs: the start's, or the
+ * recipe API's own). It runs with V8's flags left as a fresh process has them (HEARTH_YOUNG_GENERATION=grow,
+ * HEARTH_CODE_FLUSH=keep: no flag set at run time): the cache carries a hash of the flags in force when it is
+ * written, and V8 refuses a cache whose hash differs from the reading process's at compile time (Node 24's always;
+ * Node 20's when flags are given on the command line). A failed request still stops the warm-up: the cache then
+ * holds what ran until then.
+ */
+function warmUp(args, ready, paths) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(outdir, 'hearth.mjs'), ...args], {
+      cwd: root,
+      env: { ...process.env, HEARTH_WRITE_CODE_CACHE: '1', HEARTH_YOUNG_GENERATION: 'grow', HEARTH_CODE_FLUSH: 'keep' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let asked = false;
     const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    const ask = async (url) => {
+      for (const path of paths)
+        await fetch(`${url}${path}`)
+          .then((r) => r.arrayBuffer())
+          .catch(() => {});
+    };
     const onData = (d) => {
       out += d.toString();
-      const m = /hearth ready (http:\/\/\S+)/.exec(out);
+      const m = ready.exec(out);
       if (!m || asked) return;
       asked = true;
-      // A failed request still stops the warm-up: the cache then holds the start alone.
-      fetch(`${m[1]}/v1/safety-limits`)
-        .then((r) => r.text())
-        .catch(() => {})
-        .finally(() => child.kill('SIGTERM'));
+      ask(m[1]).finally(() => child.kill('SIGTERM'));
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       if (code === 0 && asked) resolve();
-      else reject(new Error(`the warm-up start exited ${signal ?? code}:\n${out}`));
+      else reject(new Error(`the warm-up \`hearth ${args[0]}\` exited ${signal ?? code}:\n${out}`));
     });
   });
+}
+
+// The start's cache: `hearth start` as the unit runs it (simulated rig, a fresh data directory), the safety limits
+// asked once.
+const dataDir = await mkdtemp(join(tmpdir(), 'hearth-bundle-'));
+try {
+  await warmUp(
+    ['start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', dataDir, '--log-level', 'warn'],
+    /hearth ready (http:\/\/\S+)/,
+    ['/v1/safety-limits'],
+  );
 } finally {
   await rm(dataDir, { recursive: true, force: true });
 }
+
+// The recipe API's own cache: `hearth recipe-api serve` over a small generated catalog, a full load that writes its
+// index cache (what a first start does), then the searches of the bench's mix and a recipe's parts, so that a cold
+// start reads back the load's code and its first answers' instead of compiling them (docs/recipe-api.md).
+const warmDir = await mkdtemp(join(tmpdir(), 'hearth-bundle-recipes-'));
+try {
+  const { generateCatalog } = await import(pathToFileURL(join(dist, 'services/catalog/generate.js')).href);
+  const recipes = join(warmDir, 'catalog');
+  await mkdir(recipes);
+  const files = generateCatalog(60, 'bundle-warm-up', 'catalog');
+  for (const f of files) await writeFile(join(recipes, f.name), f.text);
+  const id = JSON.parse(files[0].text).id;
+  await warmUp(
+    ['recipe-api', 'serve', '--catalog', recipes, '--port', '0', '--index-cache', join(warmDir, 'index.cache')],
+    /recipe API serving .* at (http:\/\/\S+)/,
+    [
+      '/api/search?q=lentil%20soup',
+      '/api/search?q=lentl%20soup',
+      '/api/search?q=shakshuka&diet=vegetarian',
+      '/api/search?diet=halal&sort=-protein',
+      '/api/search?kids=true&limit=25',
+      '/api/search?method=bake&cost_tier=budget',
+      '/api/search?ingredient=lentils&exclude_ingredient=onion',
+      `/api/recipes/${encodeURIComponent(id)}?include=all`,
+    ],
+  );
+} finally {
+  await rm(warmDir, { recursive: true, force: true });
+}
 const size = async (f) => ((await readFile(f)).length / 1024).toFixed(0);
-process.stdout.write(`dist/bundle: hearth.cjs ${await size(BUNDLE)} KiB, its code cache ${await size(`${BUNDLE}.cache`)} KiB\n`);
+process.stdout.write(
+  `dist/bundle: hearth.cjs ${await size(BUNDLE)} KiB, its code caches ${await size(`${BUNDLE}.cache`)} KiB (start) and ${await size(`${BUNDLE}.recipe-api.cache`)} KiB (recipe API)\n`,
+);

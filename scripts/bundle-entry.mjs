@@ -5,16 +5,22 @@
 // The bundle is compiled through node:vm with the code cache the build recorded, so V8 neither parses the
 // source nor compiles the functions a start runs: it reads them back. A cache V8 rejects (another Node or V8
 // version, other V8 flags) only costs that saving: the source is compiled as usual and runs the same.
-// HEARTH_WRITE_CODE_CACHE=1 (the build's warm-up start only) writes the cache when the process exits;
-// HEARTH_CODE_CACHE_REPORT=1 says on stderr whether V8 took the cache (`hearth: code cache used`).
+// `hearth recipe-api serve` has a cache of its own, hearth.cjs.recipe-api.cache, recorded from a warm-up of that
+// command: the code it runs (the catalog's load, its routes) is little of what `hearth start` runs, and a start
+// pays to read back every function of its cache. HEARTH_WRITE_CODE_CACHE=1 (the build's warm-ups only) writes the
+// command's cache when the process exits; HEARTH_CODE_CACHE_REPORT=1 says on stderr whether V8 took the cache
+// (`hearth: code cache used`, with `(recipe-api)` for that command's).
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 
 const file = fileURLToPath(new URL('./hearth.cjs', import.meta.url));
-const cacheFile = `${file}.cache`;
 const write = process.env.HEARTH_WRITE_CODE_CACHE === '1';
+// The command's own cache when the build recorded one (else the start's, which holds the CLI and Fastify).
+const ownFile = process.argv[2] === 'recipe-api' && process.argv[3] === 'serve' ? `${file}.recipe-api.cache` : undefined;
+const own = ownFile !== undefined && (write || existsSync(ownFile));
+const cacheFile = own ? ownFile : `${file}.cache`;
 delete process.env.HEARTH_WRITE_CODE_CACHE; // not for the heat guard or any other child
 const cachedData = !write && existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
 // hearth.cjs is already wrapped as a function expression of (exports, require, module, __filename, __dirname).
@@ -23,7 +29,9 @@ const script = new vm.Script(readFileSync(file, 'latin1'), {
   cachedData,
 });
 if (process.env.HEARTH_CODE_CACHE_REPORT === '1')
-  process.stderr.write(`hearth: code cache ${!cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`);
+  process.stderr.write(
+    `hearth: code cache ${!cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}${own ? ' (recipe-api)' : ''}\n`,
+  );
 if (write)
   process.once('exit', () => {
     // Aside, then renamed: a process starting meanwhile reads the old cache or the new one, never half of one.

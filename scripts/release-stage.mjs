@@ -36,10 +36,11 @@ export async function copyProgram(root, stage) {
   }
   // The installer at the top, where `sudo ./install.sh` finds it after unpacking.
   await copyFile(join(root, 'systemd/install.sh'), join(stage, 'install.sh'));
-  // No V8 code cache: it is specific to the V8 build that wrote it, and V8 does not always notice another one (an
+  // No V8 code cache (the start's nor the recipe API's): it is specific to the V8 build that wrote it, and V8 does not always notice another one (an
   // x64 cache given to arm64 Node of the same version crashed it; docs/performance.md, "arm64 under emulation").
   // Node releases of one major share a V8 version, so even an x64 user's Node 20 could take this machine's cache.
   await rm(join(stage, 'dist/bundle/hearth.cjs.cache'), { force: true });
+  await rm(join(stage, 'dist/bundle/hearth.cjs.recipe-api.cache'), { force: true });
 }
 
 /** The production dependency folders of the checkout (`npm ls --omit=dev`), relative to root. */

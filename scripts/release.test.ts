@@ -93,6 +93,7 @@ t.test('the arm64 release: built, signed, and run under qemu on Node 20 and 22',
   for (const f of ['bin/hearth.mjs', 'install.sh', 'systemd/hearth.service', 'LICENSE', 'docs/maker.md', 'dist/bundle/hearth.cjs'])
     t.ok(existsSync(join(rel, f)), `carries ${f}`);
   t.notOk(existsSync(join(rel, 'dist/bundle/hearth.cjs.cache')), 'no V8 code cache of this machine');
+  t.notOk(existsSync(join(rel, 'dist/bundle/hearth.cjs.recipe-api.cache')), "nor the recipe API's");
   t.notOk(existsSync(join(rel, 'node_modules/tap')) || existsSync(join(rel, 'node_modules/typescript')), 'no dev dependencies');
   const manifest = JSON.parse(readFileSync(join(rel, 'release.json'), 'utf8'));
   t.equal(manifest.arch, 'arm64');

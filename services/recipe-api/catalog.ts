@@ -3,7 +3,7 @@
  * recursively for *.json). A document that is not JSON, does not validate against the recipe schema, has no
  * id, repeats an id or carries a wrong hash stops the load with its path and the reason.
  */
-import { readdirSync, type Stats, statSync } from 'node:fs';
+import { type Dirent, readdirSync, type Stats, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { documentHash } from '../../core/hash.js';
 import { packageRoot } from '../../platform/paths.js';
@@ -38,22 +38,30 @@ export interface Catalog {
   indexCacheError?: string;
 }
 
+const byName = (a: Dirent, b: Dirent) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * The *.json files under `dir` in name order, links followed; with `stats`, each one's stats too (the index
+ * cache's key). A plain file or folder is told by its directory entry; only a link, an entry of unknown type, or a
+ * file whose stats are wanted is stat'ed (2,000 stat calls were ~5–14 ms of a cold start).
+ */
 function walk(dir: string, out: string[], depth = 0, stats?: Stats[]): void {
   if (depth > 8) return;
-  let names: string[];
+  let entries: Dirent[];
   try {
-    names = readdirSync(dir).sort();
+    entries = readdirSync(dir, { withFileTypes: true }).sort(byName);
   } catch (err) {
     throw new CatalogError(`${dir}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  for (const n of names) {
+  for (const e of entries) {
+    const n = e.name;
     if (n.startsWith('.')) continue;
     const p = join(dir, n);
-    const st = statSync(p);
-    if (st.isDirectory()) walk(p, out, depth + 1, stats);
+    const st = stats !== undefined || !(e.isFile() || e.isDirectory()) ? statSync(p) : undefined;
+    if (st ? st.isDirectory() : e.isDirectory()) walk(p, out, depth + 1, stats);
     else if (n.endsWith('.json')) {
       out.push(p);
-      stats?.push(st);
+      if (st) stats?.push(st);
     }
   }
 }
@@ -200,8 +208,9 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
   }
   if (!st.isDirectory()) throw new CatalogError(`${dir}: not a directory`);
   const files: string[] = [];
+  // Each file's stats only for the index cache's key (a load without the cache need not stat every file).
   const stats: Stats[] = [];
-  walk(dir, files, 0, stats);
+  walk(dir, files, 0, opts.indexCache !== undefined ? stats : undefined);
   const docs = new Map<string, Json>();
   const key =
     opts.indexCache !== undefined

@@ -4,9 +4,16 @@
  * token the hub revokes stops working at once; only hashes of tokens are ever read.
  */
 import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { TokenStore } from '../../platform/http/auth.js';
+
+/**
+ * better-sqlite3 (a native addon, ~7 ms to load) only when a hub's store is opened: most recipe APIs run without
+ * `--hub-data`, and every start loaded it.
+ */
+const sqlite = (): typeof BetterSqlite3 => createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
 
 /** The store file of a hub's data directory (runtime/store/db.ts names it the same). */
 const STORE_FILE = 'hearth.db';
@@ -36,9 +43,9 @@ export function openHubTokens(path: string): HubTokens {
   }
   if (!existsSync(file))
     throw new HubTokensError(`${file}: no hub store here; point --hub-data at the data directory of a hub that has been started`);
-  let db: Database.Database;
+  let db: BetterSqlite3.Database;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
+    db = new (sqlite())(file, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
     db.prepare('SELECT 1 FROM tokens LIMIT 1').all();
   } catch (err) {

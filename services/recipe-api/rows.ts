@@ -5,6 +5,7 @@
 import { durationSeconds } from '../../safety/duration.js';
 import {
   allergensInNames,
+  allWords,
   claimConflicts,
   compoundItems,
   type KidsVerdict,
@@ -252,18 +253,22 @@ export function rowOf(doc: Json, idx: number, t: Strings = new Strings()): Row {
   // Plain loops here, not map/filter/flatMap chains: this runs once per document at start, and the chains made
   // V8's optimizing compile of rowOf large and, over arrays of changing element kinds, thrown away and redone.
   const ingredients: Ingredient[] = [];
-  const names: string[] = [];
+  // The words of every ingredient name, from the catalog's words of each name (`t.wordsOf`, folded once per
+  // distinct name): the same words in the same order as folding the names again for every row.
+  const ingredientWords = new Set<string>();
   if (Array.isArray(doc.ingredients))
     for (const i of doc.ingredients) {
       const ing = ingredientOf(i, t);
       if (ing === undefined) continue;
       ingredients.push(ing);
-      names.push(ing.name);
+      for (const w of ing.words) ingredientWords.add(w);
     }
   const screened: Screened = {
-    ingredientWords: wordsOf(names),
+    ingredientWords,
     titleWords: wordsOf([titles.en ?? Object.values(titles)[0] ?? '']),
   };
+  // Ingredient and title words together, made once for this row's screens (each screen used to make its own).
+  const words = allWords(screened);
   const nodeOps: Row['nodeOps'] = [];
   if (Array.isArray(process.nodes))
     for (const n of process.nodes) {
@@ -300,7 +305,7 @@ export function rowOf(doc: Json, idx: number, t: Strings = new Strings()): Row {
   const videoUrl = [str(source?.url), ...links].find((u) => !!u && /^https:\/\/(www\.)?(youtube\.com|youtu\.be|vimeo\.com)\//.test(u));
   const heldBack: Row['heldBack'] = [];
   for (const c of claims.values()) {
-    const conflicts = claimConflicts(c.claim, screened);
+    const conflicts = claimConflicts(c.claim, screened, words);
     if (conflicts.length) heldBack.push({ claim: c.claim, conflicts });
   }
   const info = allergenInfo(safety, screened, reviewed, t);
@@ -327,13 +332,17 @@ export function rowOf(doc: Json, idx: number, t: Strings = new Strings()): Row {
     heldBack,
     allergenInfo: info,
     diabetic: diabetic(claims, nutrition, servings),
-    kids: kidsVerdict(screened, {
-      ...(str(dish.difficulty) ? { difficulty: dish.difficulty as string } : {}),
-      ingredientCount: ingredients.length,
-      ...(str(dish.course) ? { course: dish.course as string } : {}),
-      kidsRecipe: kidsRecipe !== undefined,
-      allergens: info.contains,
-    }),
+    kids: kidsVerdict(
+      screened,
+      {
+        ...(str(dish.difficulty) ? { difficulty: dish.difficulty as string } : {}),
+        ingredientCount: ingredients.length,
+        ...(str(dish.course) ? { course: dish.course as string } : {}),
+        kidsRecipe: kidsRecipe !== undefined,
+        allergens: info.contains,
+      },
+      words,
+    ),
     hasNotes: ['notes', 'history', 'tips', 'background'].some((k) => en[k] !== undefined),
     hasImage: Array.isArray(dish.images) && dish.images.length > 0,
   };

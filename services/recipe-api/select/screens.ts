@@ -62,8 +62,8 @@ function any(words: Set<string>, list: readonly string[]): string[] {
   return list.filter((w) => words.has(w));
 }
 
-/** Ingredient and title words together. */
-function allWords(s: Screened): Set<string> {
+/** Ingredient and title words together (rowOf makes it once for the several screens of one row). */
+export function allWords(s: Screened): Set<string> {
   const w = new Set(s.ingredientWords);
   for (const x of s.titleWords) w.add(x);
   return w;
@@ -109,8 +109,8 @@ const NUTS = [...(ALLERGEN_WORDS.nuts as string[]), ...(ALLERGEN_WORDS.peanuts a
 const SHELLFISH = [...(ALLERGEN_WORDS.crustaceans as string[]), ...(ALLERGEN_WORDS.molluscs as string[])];
 const NOT_HALAL = [...PORK, ...ALCOHOL];
 
-export function screenBreakers(diet: ScreenDiet, s: Screened): string[] {
-  const w = allWords(s);
+export function screenBreakers(diet: ScreenDiet, s: Screened, all?: Set<string>): string[] {
+  const w = all ?? allWords(s);
   switch (diet) {
     case 'vegetarian':
       return any(w, NOT_VEGETARIAN);
@@ -139,11 +139,11 @@ export function screenBreakers(diet: ScreenDiet, s: Screened): string[] {
  * Words in the title or ingredients that contradict a published claim (a vegetarian claim on "chicken
  * soup"): such a claim is held back for review and the recipe leaves the diet's results.
  */
-export function claimConflicts(claim: string, s: Screened): string[] {
+export function claimConflicts(claim: string, s: Screened, all?: Set<string>): string[] {
   if (claim === 'vegetarian' || claim === 'vegan' || claim === 'pescatarian' || claim === 'pork_free' || claim === 'alcohol_free')
-    return screenBreakers(claim, s);
-  if (claim === 'halal') return any(allWords(s), NOT_HALAL);
-  if (claim === 'gluten_free' || claim === 'nut_free' || claim === 'dairy_free') return screenBreakers(claim, s);
+    return screenBreakers(claim, s, all);
+  if (claim === 'halal') return any(all ?? allWords(s), NOT_HALAL);
+  if (claim === 'gluten_free' || claim === 'nut_free' || claim === 'dairy_free') return screenBreakers(claim, s, all);
   return [];
 }
 
@@ -158,8 +158,9 @@ export interface KidsVerdict {
 export function kidsVerdict(
   s: Screened,
   opts: { difficulty?: string; ingredientCount: number; course?: string; kidsRecipe: boolean; allergens: string[] },
+  all?: Set<string>,
 ): KidsVerdict {
-  const w = allWords(s);
+  const w = all ?? allWords(s);
   const reasons: string[] = [];
   const hot = [...any(w, CHILLI), ...any(s.titleWords, HOT_TITLE)];
   if (hot.length) reasons.push(`chilli or heat: ${hot.join(', ')}`);
