@@ -8,7 +8,10 @@ t.test('TurboFan is off during the load only where V8 has Maglev to fall back on
   // execArgv given as [] throughout: the test process's own flags must not decide a case.
   t.ok(maglevOnlyDuringLoad({}, NODE24, 'x64', []), 'Node 24 on x64');
   t.ok(maglevOnlyDuringLoad({}, '12.4.254.21-node.33', 'arm64', []), 'Node 22 on a 64-bit Pi');
-  t.notOk(maglevOnlyDuringLoad({}, '11.3.244.8-node.30', 'x64', []), 'Node 20: V8 11 runs no Maglev by default, the load would go unoptimized');
+  t.notOk(
+    maglevOnlyDuringLoad({}, '11.3.244.8-node.30', 'x64', []),
+    'Node 20: V8 11 runs no Maglev by default, the load would go unoptimized',
+  );
   t.notOk(maglevOnlyDuringLoad({}, NODE24, 'arm', []), 'a 32-bit Pi OS: no Maglev on arm');
   t.notOk(maglevOnlyDuringLoad({ HEARTH_LOAD_TURBOFAN: 'on' }, NODE24, 'x64', []), 'HEARTH_LOAD_TURBOFAN=on keeps it');
   t.ok(maglevOnlyDuringLoad({ NODE_OPTIONS: '--max-semi-space-size=2' }, NODE24, 'x64', ['--enable-source-maps']), 'other flags');
