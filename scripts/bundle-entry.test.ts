@@ -7,14 +7,14 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { repoRoot, scratchFiles } from '../test-support/cli.js';
 
 /** A bundle as esbuild's banner and footer wrap it: what it prints is `word` (the same length for every word). */
 const bundleSaying = (word: string) =>
   `(function (exports, require, module, __filename, __dirname) {\nfunction say() { process.stdout.write("${word}\\n"); }\nsay();\n})`;
 
-function folder(t: Parameters<typeof scratchFiles>[0]) {
+function folder(t: Test) {
   const { dir } = scratchFiles(t, 'hearth-bundle-entry-');
   copyFileSync(join(repoRoot, 'scripts/bundle-entry.mjs'), join(dir, 'hearth.mjs'));
   const run = (args: string[], env: Record<string, string>) => {
