@@ -22,7 +22,7 @@
  * compiled file has in dist/, so each one resolves exactly what it did unbundled.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -128,6 +128,10 @@ const built = await esbuild.build({
 });
 const [code] = built.outputFiles;
 if (!code || code.path !== BUNDLE) throw new Error(`esbuild wrote ${built.outputFiles.map((f) => f.path).join(', ')}, not ${BUNDLE}`);
+// The code caches of the bundle being replaced go first: the warm-ups below record the new ones, and a warm-up that
+// fails leaves no cache rather than the old bundle's beside the new one (each cache also carries a stamp of the
+// bundle it was recorded from, which scripts/bundle-entry.mjs checks: V8 itself checks only the source's length).
+for (const f of await readdir(outdir)) if (f.endsWith('.cache')) await rm(join(outdir, f), { force: true });
 await replaceFile(BUNDLE, code.contents);
 await replaceFile(join(outdir, 'hearth.mjs'), await readFile(join(root, 'scripts/bundle-entry.mjs')));
 

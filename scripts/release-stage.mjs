@@ -18,11 +18,18 @@ function programPaths(root) {
   return [...new Set([...files, 'docs', 'README.md', 'LICENSE', 'package.json'])];
 }
 
-/** Left out of the program files: sources and tests (the release runs dist/), the tests' own build output. */
+/**
+ * Left out of the program files: sources and tests (the release runs dist/), the tests' own build output, and every
+ * V8 code cache of the bundle (dist/bundle/*.cache: the start's, the recipe API's, any a later command records). A
+ * cache is specific to the V8 build that wrote it, and V8 does not always notice another one (an x64 cache given
+ * to arm64 Node of the same version crashed it; docs/performance.md, "arm64 under emulation"). Node releases of one
+ * major share a V8 version, so even an x64 user's Node 20 could take this machine's cache.
+ */
 function programFilter(root) {
   return (src) => {
     const rel = relative(root, src);
     if (rel.startsWith(`dist${sep}test-support`)) return false;
+    if (dirname(rel) === join('dist', 'bundle') && rel.endsWith('.cache')) return false;
     if (/\.tmp$/.test(rel)) return false;
     if (rel.endsWith('.ts') && !rel.startsWith('dist')) return false;
     return true;
@@ -36,11 +43,6 @@ export async function copyProgram(root, stage) {
   }
   // The installer at the top, where `sudo ./install.sh` finds it after unpacking.
   await copyFile(join(root, 'systemd/install.sh'), join(stage, 'install.sh'));
-  // No V8 code cache (the start's nor the recipe API's): it is specific to the V8 build that wrote it, and V8 does not always notice another one (an
-  // x64 cache given to arm64 Node of the same version crashed it; docs/performance.md, "arm64 under emulation").
-  // Node releases of one major share a V8 version, so even an x64 user's Node 20 could take this machine's cache.
-  await rm(join(stage, 'dist/bundle/hearth.cjs.cache'), { force: true });
-  await rm(join(stage, 'dist/bundle/hearth.cjs.recipe-api.cache'), { force: true });
 }
 
 /** The production dependency folders of the checkout (`npm ls --omit=dev`), relative to root. */

@@ -48,7 +48,9 @@ export function maglevOnlyDuringLoad(
   execArgv: readonly string[] = process.execArgv,
 ): boolean {
   // Maglev or the optimizing tiers turned off or limited on the command line: leave the tiers as they were asked.
-  const asked = /--(no-)?(maglev|turbofan)|--max-opt|--jitless/.test(`${execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`);
+  // V8 takes `_` for `-` in a flag's name (`--no_turbofan`), and `--opt` is an alias of `--turbofan`.
+  const flags = `${execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`.replaceAll('_', '-');
+  const asked = /--(no-)?(always-)?(maglev|turbofan|opt)\b|--max-opt|--jitless|--lite-mode/.test(flags);
   return Number(v8.split('.')[0]) >= 12 && (arch === 'x64' || arch === 'arm64') && !asked && env.HEARTH_LOAD_TURBOFAN !== 'on';
 }
 

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import t, { type Test } from 'tap';
+import { recordSchemas } from '../../platform/prebuilt-validators.js';
 import { referenceDir } from '../../test-support/shared.js';
 import { CatalogError } from './catalog.js';
 import { OPERATIONS } from './routes/operations.js';
@@ -262,3 +263,37 @@ t.test(
     t.same((await call(address, '/api/recipes/bev-01?include=all')).json, before.json);
   },
 );
+
+t.test('POST bodies whose validators cannot be loaded: 500 each time, said once on stderr, then as before', async (t) => {
+  const { address } = await start(t);
+  // The validators come through platform/prebuilt-validators.ts, whose schema recorder runs first: make it fail.
+  recordSchemas(() => {
+    throw new Error('route validators damaged');
+  });
+  t.teardown(() => recordSchemas(undefined));
+  const said: string[] = [];
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    if (String(chunk).startsWith('hearth: recipe API')) said.push(String(chunk));
+    else return Reflect.apply(write, process.stderr, [chunk, ...rest]) as boolean;
+    return true;
+  }) as typeof process.stderr.write;
+  t.teardown(() => {
+    process.stderr.write = write;
+  });
+  const body = SAMPLES.dryRun?.body;
+  for (let i = 0; i < 3; i++) {
+    const r = await call(address, '/api/dry-run', body);
+    t.equal(r.status, 500, `POST ${i + 1} answers 500`);
+    t.equal(r.json.error, 'internal');
+  }
+  t.equal(said.length, 1, 'one line on stderr, not one per request');
+  t.match(
+    said[0],
+    /^hearth: recipe API: cannot load the validators of the POST bodies \(route validators damaged\); POST requests answer 500\n$/,
+  );
+  t.equal((await call(address, '/api/countries')).status, 200, 'GETs answer meanwhile');
+  recordSchemas(undefined);
+  t.equal((await call(address, '/api/dry-run', body)).status, 200, 'once they load, POSTs answer as before');
+  t.equal(said.length, 1);
+});

@@ -136,10 +136,22 @@ export function createRecipeApi(opts: RecipeApiOptions): RecipeApi {
   app.options('/*', async () => undefined);
 
   // The two POST bodies' validators on the first POST: they come from the build's file of every route validator
-  // (~320 KiB of code, ~8 ms to load), which no GET needs.
+  // (~320 KiB of code, ~8 ms to load), which no GET needs. If they cannot be had, each POST answers 500 and tries
+  // again; the first failure is said on stderr, since the logger is off by default and a 500 says nothing more.
   let validators: ReturnType<typeof bodyValidators> | undefined;
+  let failureTold = false;
   const bodyValidator = (key: string) => {
-    validators ??= bodyValidators();
+    try {
+      validators ??= bodyValidators();
+    } catch (err) {
+      if (!failureTold) {
+        failureTold = true;
+        process.stderr.write(
+          `hearth: recipe API: cannot load the validators of the POST bodies (${(err as Error).message}); POST requests answer 500\n`,
+        );
+      }
+      throw err;
+    }
     return validators.get(key);
   };
   for (const op of OPERATIONS) {
