@@ -124,7 +124,8 @@ for (let r = 1; r <= rounds; r++) {
   const tag = rounds > 1 ? ` [round ${r}/${rounds}]` : '';
   await run(`hub as a bare hearth start runs it from a shell (no allocator settings)${tag}`, {});
   // The same hub with the environment systemd/hearth.service gives it (its allocator settings), read from the unit.
-  if (!process.argv.includes('--no-unit')) await run(`hub with the environment of systemd/hearth.service and npm start (${unitLabel})${tag}`, unitEnv);
+  if (!process.argv.includes('--no-unit'))
+    await run(`hub with the environment of systemd/hearth.service and npm start (${unitLabel})${tag}`, unitEnv);
   // `--hub-env=K=V,K=V` (repeatable): one more hub per option, with that environment (allocator settings).
   for (const a of process.argv.filter((x) => x.startsWith('--hub-env='))) {
     const env = Object.fromEntries(
