@@ -14,7 +14,7 @@ import vm from 'node:vm';
 import { flushIdleCode, keepYoungGenerationSmall } from '../platform/young-generation.js';
 
 keepYoungGenerationSmall();
-flushIdleCode(process.env, false); // as hearth start does: only with HEARTH_CODE_FLUSH=idle
+flushIdleCode(process.env); // as hearth start does (HEARTH_CODE_FLUSH=keep opts out)
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 const { fuzzHub, serveTarget } = await import('../test-support/fuzz-target.js');

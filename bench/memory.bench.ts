@@ -4,8 +4,8 @@
  * its own (bench/memory-hub.ts) and the mix comes from another (bench/memory-child.ts, which starts the hub); this
  * process samples the hub's VmRSS every 100 ms and prints RSS when the hub is up (before), the peak, and 30 s
  * after the run (`--after-ms=N`), with the breakdown per phase (V8 heap, external and array buffers, anonymous
- * memory) and the client's own peak beside it, for the hub as `hearth start` runs from a shell and as
- * systemd/hearth.service runs it (the unit's Environment= lines: its allocator settings; `--no-unit` skips it).
+ * memory) and the client's own peak beside it, for the hub as a bare `hearth start` runs from a shell and as
+ * systemd/hearth.service and `npm start` run it (the unit's Environment= lines: its allocator settings; `--no-unit` skips it).
  * Targets: peak ≤ 150 MB, after ≤ before + 20 MB. `--hub-env=K=V,…` and `--hub-flags=FLAGS` add a hub with that
  * environment or those Node flags (each repeatable). `--variants` also
  * runs the young generation capped on the command line (--max-semi-space-size=1) and MALLOC_ARENA_MAX=2, alone and
@@ -122,9 +122,10 @@ const unitLabel = Object.entries(unitEnv)
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? 1);
 for (let r = 1; r <= rounds; r++) {
   const tag = rounds > 1 ? ` [round ${r}/${rounds}]` : '';
-  await run(`hub as hearth start runs it from a shell${tag}`, {});
+  await run(`hub as a bare hearth start runs it from a shell (no allocator settings)${tag}`, {});
   // The same hub with the environment systemd/hearth.service gives it (its allocator settings), read from the unit.
-  if (!process.argv.includes('--no-unit')) await run(`hub with the environment of systemd/hearth.service (${unitLabel})${tag}`, unitEnv);
+  if (!process.argv.includes('--no-unit'))
+    await run(`hub with the environment of systemd/hearth.service and npm start (${unitLabel})${tag}`, unitEnv);
   // `--hub-env=K=V,K=V` (repeatable): one more hub per option, with that environment (allocator settings).
   for (const a of process.argv.filter((x) => x.startsWith('--hub-env='))) {
     const env = Object.fromEntries(

@@ -41,9 +41,9 @@ export function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-export function spawnServer(args: string[], probe: string): Promise<Spawned> {
+export function spawnServer(args: string[], probe: string, env: NodeJS.ProcessEnv = process.env): Promise<Spawned> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(root, 'bin/hearth.mjs'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'bin/hearth.mjs'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let err = '';
   child.stderr.on('data', (d: Buffer) => {

@@ -57,11 +57,12 @@ export function keepYoungGenerationSmall(env: NodeJS.ProcessEnv = process.env): 
  * --requests=6000`, docs/performance.md), RSS 30 s after the hostile mix minus before: +32.2 and +38.2 MB with
  * V8's default, +35.8 with an old age of 2, +22.1 and +25.2 with 1 (code space 6.3 → 2.0–2.5 MB). A function
  * that runs between two full collections keeps its code; one dropped is compiled again from its source on its
- * next call (~90 µs a function here). That is why the hub does not do it by default: the code of its stop path
- * runs only when someone stops, and the first e-stop after a quiet spell would compile it again (measured on a
- * quiet machine: an e-stop 40 s after the last one answered in 16.5–25.4 ms with flushing, 7.1–7.8 ms without;
- * several times that on a Pi). The recipe API, which has no such path, does it by default.
- * `HEARTH_CODE_FLUSH=idle` turns it on, `keep` off, whatever the caller's default.
+ * next call (~90 µs a function here). The hub's stop path runs only when someone stops, so a stop after a quiet
+ * spell compiles part of it again: `npm run bench -- estop`, both settings side by side (docs/performance.md), a
+ * stop during a cook answered in 8.4 ms median flushed against 6.3 kept (worst 8.5 and 8.8), one after 40 s
+ * quiet with nothing heating in 11.7 against 4.9, and the first stop after a start, which compiles its path in
+ * either setting, took up to 12.1. Both `hearth start` and the recipe API do it by default.
+ * `HEARTH_CODE_FLUSH=keep` turns it off, `idle` on, whatever the caller's default.
  */
 export const FLUSH_FLAGS = ['--flush-baseline-code', '--bytecode-old-age=1'] as const;
 

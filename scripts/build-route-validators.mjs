@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { latin1Source } from './latin1-source.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = process.argv[2] ?? join(root, 'dist', 'route-validators.cjs');
@@ -104,7 +105,7 @@ function writeValidators(map, file, what) {
     // Each validator a factory with its own module scope, evaluated when its route is compiled.
     code += `validators[${JSON.stringify(key)}] = () => {\nconst module = { exports: {} };\nconst exports = module.exports;\n${standaloneCode(ajv, fn)}\nreturn module.exports;\n};\n`;
   }
-  writeFileSync(file, code);
+  writeFileSync(file, latin1Source(code));
   // What each was compiled from, beside it (for tests and for a person reading the build; never loaded by hearth).
   writeFileSync(file.replace(/\.cjs$/, '.sources.json'), `${JSON.stringify(Object.fromEntries(map), null, 1)}\n`);
   process.stdout.write(`validators of ${what}: ${map.size} compiled into ${file} (${Math.round(code.length / 1024)} KiB)\n`);

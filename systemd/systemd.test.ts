@@ -60,6 +60,16 @@ t.test('the unit has the settings Hearth relies on', async (t) => {
   t.match(s.get('ExecStart'), /bin\/hearth\.mjs start /);
 });
 
+t.test("npm start runs hearth with the unit's allocator settings (glibc reads them only as a process starts)", async (t) => {
+  const fromUnit = [...unitText.matchAll(/^Environment=(MALLOC_\w+=\S+)$/gm)].map((m) => m[1]).sort();
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const start = pkg.scripts.start ?? '';
+  const fromScript = [...start.matchAll(/\b(MALLOC_\w+=\S+)/g)].map((m) => m[1]).sort();
+  t.ok(fromUnit.length >= 3, fromUnit.join(' '));
+  t.same(fromScript, fromUnit);
+  t.match(start, / node bin\/hearth\.mjs start$/);
+});
+
 t.test('install.sh: valid shell; a dry run creates the user and groups, installs and enables the unit', async (t) => {
   const script = join(repoRoot, 'systemd/install.sh');
   t.equal(spawnSync('bash', ['-n', script]).status, 0, 'bash -n');

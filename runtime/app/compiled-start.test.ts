@@ -20,6 +20,7 @@ const BUILD_INPUTS = [
   'scripts/build-route-validators.mjs',
   'scripts/build-bundle.mjs',
   'scripts/build-vendor.mjs',
+  'scripts/bundle-entry.mjs',
 ];
 
 /** dist/ built after every source and build script (`npm ci` builds it through prepare): no need to build again. */

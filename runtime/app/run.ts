@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import type { RigConfig } from '../../drivers/rig-config.js';
 import { safeOff } from '../../drivers/safe-off.js';
 import { loadRigForSafeOff, type SafeOffRigFile } from '../../drivers/safe-off-rig.js';
-import { reduceMemoryNow } from '../../platform/young-generation.js';
+import { keptFlags, reduceMemoryNow } from '../../platform/young-generation.js';
 import { controlActive } from '../../safety/controls.js';
 import { CliError } from '../cli/errors.js';
 import { type CliOptions, ConfigError, type HearthConfig, resolveConfig } from '../config/config.js';
@@ -161,6 +161,8 @@ async function startLocked(opts: CliOptions & { flows?: boolean }, config: Heart
     const cpu = process.cpuUsage(settle);
     app.ctx.log.debug({ cpuMs: Math.round((cpu.user + cpu.system) / 1000) }, 'heap settled after start');
   }
+  // What V8 was told at run time (the young generation's size, code flushing): a log reader sees the settings in force.
+  app.ctx.log.debug({ v8Flags: keptFlags() }, 'V8 flags set at run time');
   process.stdout.write(`hearth ready ${url}\n`);
   // systemd (Type=notify): READY now, watchdog pings while the loop runs, STOPPING on shutdown.
   // WATCHDOG=1 only while the loop is healthy: a blocked or frozen process stops pinging, systemd kills it after

@@ -60,11 +60,12 @@ export const registerStart: RegisterCommand = (program) => {
           opts: Record<string, string | undefined> & { index?: string[]; fault?: string[]; flows?: boolean; reliefCoordinator?: boolean },
         ) => {
           // Before the start allocates: keeps V8's young generation from growing to 32 MB for good
-          // (platform/young-generation.ts; HEARTH_YOUNG_GENERATION=grow opts out). V8 keeps the code of functions
-          // that stopped running (the stop path's among them) unless HEARTH_CODE_FLUSH=idle asks otherwise.
+          // (platform/young-generation.ts; HEARTH_YOUNG_GENERATION=grow opts out), and lets V8 drop the code of
+          // functions that stopped running (HEARTH_CODE_FLUSH=keep opts out; `npm run bench -- estop` measures
+          // what that costs a stop).
           const { flushIdleCode, keepYoungGenerationSmall } = await import('../../../platform/young-generation.js');
           keepYoungGenerationSmall();
-          flushIdleCode(process.env, false);
+          flushIdleCode(process.env);
           const { runStart } = await import('../../app/run.js');
           await runStart(opts);
         },
