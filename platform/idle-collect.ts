@@ -21,7 +21,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { collectGarbageNow } from './young-generation.js';
+import { compactGarbageNow } from './young-generation.js';
 
 /** The timers of the device clock (drivers/types.ts' Clock has them; platform/ does not import drivers/). */
 export interface IntervalClock {
@@ -95,7 +95,7 @@ export function startIdleCollector(o: IdleCollectorOptions, env: NodeJS.ProcessE
   const oldUsed = o.oldUsed ?? oldGenerationUsed;
   const utilization = o.utilization ?? loopUtilization();
   const committed = o.committed ?? (() => process.memoryUsage().heapTotal);
-  const collectOnce = o.collectOnce ?? collectGarbageNow;
+  const collectOnce = o.collectOnce ?? compactGarbageNow;
   const growth = o.growthBytes ?? 4 * 1048576;
   const idle = o.idleUtilization ?? 0.05;
   let mark = oldUsed();
@@ -103,12 +103,12 @@ export function startIdleCollector(o: IdleCollectorOptions, env: NodeJS.ProcessE
   let stopped = false;
 
   /**
-   * Two full collections, and a third while the heap's committed size still shrinks, one per turn of the loop.
-   * The first frees the burst's objects but leaves the pages they were on half empty, often without giving back a
-   * page; V8 picks the fragmented pages to compact at the start of a collection, so the second moves what lives
-   * there and returns the pages. Measured in a fresh process after 600,000 objects became garbage: heap committed
-   * 118.8 MB, 95.1 after one collection, 56.1 after two; resident 165 → 141 and 100 MB. In the hub 30 s after the
-   * mix (`npm run bench -- memory`): one collection left the heap at 54.1 MB committed, two more 47.6.
+   * Two full collections, and a third while the heap's committed size still shrinks, one per turn of the loop,
+   * each compacting the whole old generation (compactGarbageNow). A plain collection frees the burst's objects but
+   * leaves the pages they were on half empty, and compacts only the pages V8 finds most fragmented: in a fresh
+   * process after 600,000 objects became garbage, heap committed 118.8 MB, 95.1 after one plain collection, 56.1
+   * after two; in the hub 30 s after the mix (`npm run bench -- memory`) one left 54.1 MB committed, two more 47.6,
+   * and still 4–7 MB above what was in use. Compacting gives those pages back (docs/performance.md).
    */
   const round = async (before: number): Promise<void> => {
     let ran = 0;

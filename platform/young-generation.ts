@@ -111,6 +111,23 @@ export function collectGarbageNow(): void {
 }
 
 /**
+ * A full collection that moves every live object of the old generation onto as few pages as it needs and gives
+ * back the rest (`--compact-on-every-full-gc` for this collection only, cleared again before it returns, so V8's
+ * flags are a fresh process's again). A plain one compacts only the pages V8 finds most fragmented: in a fresh
+ * process with 27 MB live among 77 MB of old generation, two plain collections left 65.7–77.2 MB committed, two
+ * compacting ones 28.0, for pauses of 58–82 ms against 38–53. What V8's memory reducer does once a process is idle;
+ * the hub's idle collector (platform/idle-collect.ts) uses it.
+ */
+export function compactGarbageNow(): void {
+  setFlagsFromString('--compact-on-every-full-gc');
+  try {
+    gcFunction()();
+  } finally {
+    setFlagsFromString('--no-compact-on-every-full-gc');
+  }
+}
+
+/**
  * The collection V8 runs when memory is low (the `last-resort` flavour of its gc extension: full collections until
  * nothing more is freed, then the young generation shrunk back to its starting size and the freed pages given
  * back), once, when asked for with `HEARTH_YOUNG_GENERATION=shrink`; false, doing nothing, otherwise and on a V8
