@@ -59,9 +59,9 @@ export function keepYoungGenerationSmall(env: NodeJS.ProcessEnv = process.env): 
  * that runs between two full collections keeps its code; one dropped is compiled again from its source on its
  * next call (~90 µs a function here). The hub's stop path runs only when someone stops, so a stop after a quiet
  * spell compiles part of it again: `npm run bench -- estop`, both settings side by side (docs/performance.md), a
- * stop during a cook answered in 8.4 ms median flushed against 6.3 kept (worst 8.5 and 8.8), one after 40 s
- * quiet with nothing heating in 11.7 against 4.9, and the first stop after a start, which compiles its path in
- * either setting, took up to 12.1. Both `hearth start` and the recipe API do it by default.
+ * stop during a cook answered in 8.4–11.0 ms median flushed against 6.3–10.0 kept (worst 14.2 and 10.9), one
+ * after 40 s quiet with nothing heating (no heat to cut) in 11.7–15.5 against 4.4–4.9 (worst 19.2 and 5.1).
+ * Both `hearth start` and the recipe API do it by default.
  * `HEARTH_CODE_FLUSH=keep` turns it off, `idle` on, whatever the caller's default.
  */
 export const FLUSH_FLAGS = ['--flush-baseline-code', '--bytecode-old-age=1'] as const;
