@@ -7,5 +7,10 @@
  * its two surrogates, which both literals read back as the one character.
  */
 export function latin1Source(code) {
-  return code.replace(/[\u0100-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // A character already behind an odd run of backslashes is an identity escape (`\…` means `…`): the escape
+  // replaces that backslash, or `\\u2026` would read as a backslash and the text "u2026".
+  return code.replace(/(\\*)([\u0100-\uffff])/g, (_, slashes, c) => {
+    const kept = slashes.length % 2 === 1 ? slashes.slice(1) : slashes;
+    return `${kept}\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
 }

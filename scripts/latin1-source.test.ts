@@ -10,7 +10,7 @@ import { distIsFresh, repoRoot } from '../test-support/cli.js';
 import { latin1Source } from './latin1-source.mjs';
 
 t.test('escaped code means what it meant: strings, regular expressions, keys, characters outside the BMP', async (t) => {
-  const code = `({ text: "milk, cereals…", key: { "a→b": 1 }, re: /^[^…]+$/, reU: /^😀…$/u, emoji: "😀", latin: "20 °C" })`;
+  const code = String.raw`({ text: "milk, cereals…", key: { "a→b": 1 }, re: /^[^…]+$/, reU: /^😀…$/u, emoji: "😀", latin: "20 °C", escaped: "\…", slash: "\\…", id: /^\…$/ })`;
   const escaped = latin1Source(code);
   t.notMatch(escaped, /[\u0100-\uffff]/, 'nothing above U+00FF is left');
   t.match(escaped, /°/, 'Latin-1 stays as it is');
@@ -20,6 +20,9 @@ t.test('escaped code means what it meant: strings, regular expressions, keys, ch
   t.same(Object.keys(after.key), Object.keys(before.key));
   t.equal(after.emoji, before.emoji);
   t.equal(after.latin, before.latin);
+  t.equal(after.escaped, '…', 'an identity escape before the character');
+  t.equal(after.slash, '\\…', 'an escaped backslash before it');
+  t.ok(after.id.test('…'), 'an identity escape in a regular expression');
   t.ok(after.re.test('abc') && !after.re.test('a…c'), 'a class with the character');
   t.ok(after.reU.test('😀…') && !after.reU.test('😀x'), 'a unicode expression with a character outside the BMP');
 });
