@@ -119,6 +119,12 @@ export function collectGarbageNow(): void {
  * the hub's idle collector (platform/idle-collect.ts) uses it.
  */
 export function compactGarbageNow(): void {
+  // Set on the command line (or NODE_OPTIONS) already: every full collection compacts; leave the flag as it is.
+  const given = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.replace(/_/g, '-').includes('compact-on-every-full-gc');
+  if (given) {
+    gcFunction()();
+    return;
+  }
   setFlagsFromString('--compact-on-every-full-gc');
   try {
     gcFunction()();

@@ -27,6 +27,10 @@ t.test('escaped code means what it meant: strings, regular expressions, keys, ch
   t.ok(after.reU.test('😀…') && !after.reU.test('😀x'), 'a unicode expression with a character outside the BMP');
 });
 
+t.test('a raw line or paragraph separator is refused, never escaped into other code', async (t) => {
+  t.throws(() => latin1Source('// a comment\u2028 then code'), /U\+2028\/U\+2029 at offset 12/);
+});
+
 t.test('the built validator files hold no character above U+00FF', { skip: !distIsFresh() && 'dist/ is not a fresh build' }, async (t) => {
   const dist = join(repoRoot, 'dist');
   const files = readdirSync(dist).filter((f) => /validators.*\.cjs$/.test(f));

@@ -12,16 +12,19 @@ import { spawnCli } from '../../test-support/cli.js';
 
 async function flagsOf(env: NodeJS.ProcessEnv): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-v8-flags-'));
-  const { child, match } = await spawnCli(
-    ['start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', dir, '--sim-speed', 'manual', '--log-level', 'debug'],
-    /\{[^\n]*"msg":"V8 flags set at run time"[^\n]*\}/,
-    { env: { ...process.env, ...env }, timeoutMs: 60_000 },
-  );
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-  rmSync(dir, { recursive: true, force: true });
-  return (JSON.parse(match[0]) as { v8Flags: string[] }).v8Flags;
+  try {
+    const { child, match } = await spawnCli(
+      ['start', '--http-port', '0', '--mqtt-port', '0', '--data-dir', dir, '--sim-speed', 'manual', '--log-level', 'debug'],
+      /\{[^\n]*"msg":"V8 flags set at run time"[^\n]*\}/,
+      { env: { ...process.env, ...env }, timeoutMs: 60_000 },
+    );
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    return (JSON.parse(match[0]) as { v8Flags: string[] }).v8Flags;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 t.test('by default: the young generation kept small and idle code flushed', async (t) => {
