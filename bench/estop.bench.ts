@@ -14,6 +14,7 @@
  */
 import { loadavg } from 'node:os';
 import { benchDataDir, type Spawned, spawnServer, startKoshari } from './spawn-server.js';
+import { summarize } from './stats.js';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const rounds = Number(arg('rounds') ?? 3);
@@ -94,11 +95,11 @@ console.log(`  ${'setting and moment'.padEnd(62)} ${'median'.padStart(7)} ${'wor
 const steps = [...new Set([...figures.keys()].map((k) => k.replace(/^\S+ /, '')))];
 for (const step of steps) {
   for (const setting of SETTINGS) {
-    const v = [...(figures.get(`${setting} ${step}`) ?? [])].sort((a, b) => a - b);
+    const v = figures.get(`${setting} ${step}`) ?? [];
     if (v.length === 0) continue;
-    const median = v[Math.floor((v.length - 1) / 2)] as number;
+    const { p50: median, max } = summarize(v);
     console.log(
-      `  ${`${setting === 'keep' ? 'code kept ' : 'code flushed'} ${step}`.padEnd(62)} ${fmt(median).padStart(7)} ${fmt(v.at(-1) as number).padStart(7)}`,
+      `  ${`${setting === 'keep' ? 'code kept ' : 'code flushed'} ${step}`.padEnd(62)} ${fmt(median).padStart(7)} ${fmt(max).padStart(7)}`,
     );
   }
 }

@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { summarize } from './stats.js';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 
@@ -101,8 +102,8 @@ async function main(): Promise<void> {
       got[s]?.after.push(x.after);
     }
   }
-  const med = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor((v.length - 1) / 2)] ?? Number.NaN;
-  const worst = (v: number[]) => Math.max(...v);
+  const med = (v: number[]) => summarize(v).p50;
+  const worst = (v: number[]) => summarize(v).max;
   console.log(
     `over-limit trip, reading to heater off, ${rounds} processes each, ${collections} full collections of V8's own between (load average ${load0.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after)`,
   );

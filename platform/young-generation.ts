@@ -111,6 +111,15 @@ export function collectGarbageNow(): void {
 }
 
 /**
+ * The V8 and Node flags this process was given, on its command line and in NODE_OPTIONS, as one string with `_` in
+ * flag names written `-` (V8 takes either: `--no_turbofan` is `--no-turbofan`), for asking whether the operator
+ * already set a flag the code would otherwise set or clear at run time.
+ */
+export function commandLineFlags(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv): string {
+  return `${execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`.replaceAll('_', '-');
+}
+
+/**
  * A full collection that moves every live object of the old generation onto as few pages as it needs and gives
  * back the rest (`--compact-on-every-full-gc` for this collection only, cleared again before it returns, so V8's
  * flags are a fresh process's again). A plain one compacts only the pages V8 finds most fragmented: in a fresh
@@ -120,8 +129,7 @@ export function collectGarbageNow(): void {
  */
 export function compactGarbageNow(): void {
   // Set on the command line (or NODE_OPTIONS) already: every full collection compacts; leave the flag as it is.
-  const given = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`.replace(/_/g, '-').includes('compact-on-every-full-gc');
-  if (given) {
+  if (commandLineFlags().includes('--compact-on-every-full-gc')) {
     gcFunction()();
     return;
   }

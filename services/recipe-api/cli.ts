@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { CliError } from '../../platform/cli-error.js';
-import { collectGarbageNow, flushIdleCode, keepYoungGenerationSmall } from '../../platform/young-generation.js';
+import { collectGarbageNow, commandLineFlags, flushIdleCode, keepYoungGenerationSmall } from '../../platform/young-generation.js';
 import { defaultCacheFile } from './cache-location.js';
 import { CatalogError } from './catalog.js';
 import { HubTokensError } from './hub-tokens.js';
@@ -48,9 +48,8 @@ export function maglevOnlyDuringLoad(
   execArgv: readonly string[] = process.execArgv,
 ): boolean {
   // Maglev or the optimizing tiers turned off or limited on the command line: leave the tiers as they were asked.
-  // V8 takes `_` for `-` in a flag's name (`--no_turbofan`), and `--opt` is an alias of `--turbofan`.
-  const flags = `${execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`.replaceAll('_', '-');
-  const asked = /--(no-)?(always-)?(maglev|turbofan|opt)\b|--max-opt|--jitless|--lite-mode/.test(flags);
+  // Any spelling (commandLineFlags writes `_` as `-`); `--opt` is an alias of `--turbofan`.
+  const asked = /--(no-)?(always-)?(maglev|turbofan|opt)\b|--max-opt|--jitless|--lite-mode/.test(commandLineFlags(env, execArgv));
   return Number(v8.split('.')[0]) >= 12 && (arch === 'x64' || arch === 'arm64') && !asked && env.HEARTH_LOAD_TURBOFAN !== 'on';
 }
 
