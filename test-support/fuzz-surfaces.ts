@@ -9,7 +9,8 @@ import mqtt from 'mqtt';
 import WebSocket from 'ws';
 import { ROWS } from '../runtime/hub/testing/scope-table.js';
 import { authHeader, body, CONTENT_TYPES, FIELDS, fillPath, JUNK_PATHS, METHODS, type Pick, rawRequest, topic } from './fuzz-cases.js';
-import { internalErrors, mcpMessage, mcpVersionHeader } from './fuzz-mcp.js';
+import { HANG_MS, httpJudge, isShed } from './fuzz-judge.js';
+import { mcpMessage, mcpVersionHeader } from './fuzz-mcp.js';
 import type { FuzzTarget } from './fuzz-target.js';
 
 export const SURFACES = ['rest', 'raw', 'mcp', 'indexmcp', 'sse', 'websocket', 'mqtt', 'pairing', 'webhooks', 'scope', 'stop'] as const;
@@ -28,13 +29,9 @@ export interface Tally {
   shed?: number;
 }
 
-export const HANG_MS = 5000;
-const MCP_ACCEPT = 'application/json, text/event-stream';
+export { HANG_MS } from './fuzz-judge.js';
 
-/** A hub shedding load near its memory limit: 503, Retry-After, a `memory-pressure` problem document. */
-export function isShed(status: number, retryAfter: string | null | undefined, body: string): boolean {
-  return status === 503 && !!retryAfter && /"type":"[^"]*\/errors\/memory-pressure"/.test(body);
-}
+const MCP_ACCEPT = 'application/json, text/event-stream';
 
 /** What every operation needs: the seeded source, the hub, the tokens to try, the tallies and the failure list. */
 export interface FuzzContext {
@@ -73,49 +70,7 @@ export async function bounded<T>(fn: (signal: AbortSignal) => Promise<T>): Promi
 export function surfaceOps(c: FuzzContext): Record<OpSurface, () => Promise<void>> {
   const { p, h, valid, tokens, kitchen, indexUrl, bySurface, fail } = c;
   const host = new URL(h.url).host;
-  /** Check one HTTP answer. */
-  const judge = async (s: Surface, label: string, res: Response | 'hang', mcp = false, base = h.url) => {
-    const t = bySurface[s];
-    if (res === 'hang') {
-      t.hangs++;
-      return fail(s, `${label}: no answer within ${HANG_MS} ms`);
-    }
-    const text = await res.text().catch(() => '');
-    if (isShed(res.status, res.headers.get('retry-after'), text)) {
-      t.shed = (t.shed ?? 0) + 1;
-      return;
-    }
-    const internal = mcp ? internalErrors(text) : 0;
-    if (internal > 0) {
-      t.internal += internal;
-      fail(s, `${label}: JSON-RPC -32603 ${text.slice(0, 200)}`);
-    }
-    if (res.status >= 500) {
-      t.server5xx++;
-      return fail(s, `${label}: ${res.status} ${text.slice(0, 200)}`);
-    }
-    if (res.status < 400) {
-      t.ok++;
-      return;
-    }
-    t.refused++;
-    const ct = res.headers.get('content-type') ?? '';
-    let doc: Record<string, unknown> = {};
-    try {
-      doc = JSON.parse(text) as Record<string, unknown>;
-    } catch {}
-    const problem =
-      /^application\/problem\+json/.test(ct) &&
-      typeof doc.type === 'string' &&
-      doc.type.startsWith(`${base}/errors/`) &&
-      doc.status === res.status;
-    const jsonRpc = mcp && typeof doc.jsonrpc === 'string' && typeof doc.error === 'object';
-    if (!problem && !jsonRpc && !(res.status === 405 && ct === '' && text === '') && !(label.startsWith('HEAD') && text === '')) {
-      t.notProblem++;
-      fail(s, `${label}: ${res.status} ${ct} ${text.slice(0, 120)}`);
-    }
-  };
-
+  const judge = httpJudge(bySurface, fail, h.url);
   const http = (
     s: Surface,
     method: string,
