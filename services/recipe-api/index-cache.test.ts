@@ -1,6 +1,7 @@
 /**
  * The compact structures of a loaded catalog and the index cache give the answers a plain full load gives: on
- * the reference's catalog recipes and on synthetic ones. The cache is used only while every file is unchanged.
+ * the reference's catalog recipes and on synthetic ones. The cache is used whole only while every file is
+ * unchanged; after a change, only the rows of files whose stamp is unchanged are taken from it.
  */
 import { readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -154,6 +155,7 @@ t.test('a changed, added or removed file or a damaged cache: a full load', async
   utimesSync(file, stamp, stamp);
   const changed = loadCatalog(cat, { indexCache: cache });
   t.equal(changed.indexCache, 'written');
+  t.equal(changed.indexCacheRows, 11, 'the other eleven rows from the cache');
   t.equal(changed.byId.get('syn-00004')?.titles.en, renamed);
   t.equal(loadCatalog(cat, { indexCache: cache }).indexCache, 'used');
 
@@ -164,6 +166,7 @@ t.test('a changed, added or removed file or a damaged cache: a full load', async
   const removed = loadCatalog(cat, { indexCache: cache });
   t.equal(removed.indexCache, 'written');
   t.equal(removed.rows.length, 11);
+  t.equal(removed.indexCacheRows, 11, 'every row left from the cache');
 
   writeFileSync(cache, 'not a cache');
   t.equal(loadCatalog(cat, { indexCache: cache }).indexCache, 'written');
@@ -193,4 +196,65 @@ t.test('a document read from its file after a cached start is still checked agai
   const res = await api.app.inject('/api/recipes/syn-00003?include=steps');
   t.equal(res.statusCode, 503);
   t.equal((JSON.parse(res.body) as J).error, 'catalog_changed');
+});
+
+t.test('after a change, rows from the cache and rows loaded again answer as a full load does', async (t) => {
+  const cat = join(dir, 'partial');
+  writeCatalog(cat, 40, 'partial', 'catalog');
+  const cache = join(dir, 'partial.cache');
+  t.equal(loadCatalog(cat, { indexCache: cache }).indexCache, 'written');
+  // A sync replaced two recipes (new titles and hashes), added one and removed one.
+  const retitle = (name: string, title: string) => {
+    const file = join(cat, name);
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as J;
+    (doc.dish as { names: J }).names.en = title;
+    delete doc.hash;
+    doc.hash = documentHash(doc);
+    writeFileSync(file, JSON.stringify(doc));
+  };
+  retitle('syn-00003.svc.json', 'Lentil soup of the partial load');
+  retitle('syn-00031.svc.json', 'Carob cake, replaced');
+  writeCatalog(join(cat, 'added'), 1, 'partial-added', 'catalog');
+  const added = join(cat, 'added', 'syn-00001.svc.json');
+  const doc = JSON.parse(readFileSync(added, 'utf8')) as J;
+  doc.id = 'added-00001';
+  delete doc.hash;
+  doc.hash = documentHash(doc);
+  writeFileSync(added, JSON.stringify(doc));
+  rmSync(join(cat, 'syn-00017.svc.json'));
+
+  const partly = loadCatalog(cat, { indexCache: cache });
+  const full = loadCatalog(cat);
+  t.equal(partly.indexCacheRows, 37, 'the 37 unchanged files from the cache, the 3 others loaded');
+  t.equal(partly.rows.length, 40);
+  t.same(data(partly.rows), data(full.rows), 'the same rows, in file order, with their positions');
+  for (const q of [...QUERIES, 'partial load', 'replaced', 'added-00001']) t.same(partly.search.rank(q), full.search.rank(q), q);
+  t.same(partly.costTiers, full.costTiers, 'cost tiers over the whole catalog again');
+  t.same(partly.byId.get('syn-00003')?.doc(), full.byId.get('syn-00003')?.doc());
+  t.equal(loadCatalog(cat, { indexCache: cache }).indexCache, 'used', 'and written again for the next start');
+});
+
+t.test('rows are taken only from a cache of the same folder', async (t) => {
+  const a = join(dir, 'folder-a');
+  const b = join(dir, 'folder-b');
+  writeCatalog(a, 8, 'folders', 'catalog');
+  writeCatalog(b, 8, 'folders', 'catalog');
+  const cache = join(dir, 'folders.cache');
+  loadCatalog(a, { indexCache: cache });
+  const other = loadCatalog(b, { indexCache: cache });
+  t.equal(other.indexCache, 'written');
+  t.equal(other.indexCacheRows, undefined, 'nothing reused from another folder');
+});
+
+t.test('a deferred cache write: nothing written until asked, then written once', async (t) => {
+  const cat = join(dir, 'deferred');
+  writeCatalog(cat, 6, 'deferred', 'catalog');
+  const cache = join(dir, 'deferred.cache');
+  const first = loadCatalog(cat, { indexCache: cache, deferIndexCacheWrite: true });
+  t.equal(first.indexCache, 'pending');
+  t.throws(() => readFileSync(cache), { code: 'ENOENT' }, 'not written yet');
+  first.writeIndexCache?.();
+  t.equal(first.indexCache, 'written');
+  t.equal(first.writeIndexCache, undefined, 'once');
+  t.equal(loadCatalog(cat, { indexCache: cache, deferIndexCacheWrite: true }).indexCache, 'used');
 });
