@@ -12,7 +12,7 @@
  * the index's /v1/search. A summary against the issue's targets ends the output. Printed, never asserted.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -21,12 +21,12 @@ import { parseJson } from '../core/json-parse.js';
 import { parseJsonFast } from '../core/json-parse-fast.js';
 import { generateKeyFile } from '../core/keys.js';
 import { validate } from '../schemas/index.js';
-import { generateCatalog } from '../services/catalog/generate.js';
 import { buildIndex } from '../services/index/build/build.js';
 import { createIndexServer } from '../services/index/serve/server.js';
 import { loadCatalog } from '../services/recipe-api/catalog.js';
 import { type Json, rowOf, Strings } from '../services/recipe-api/rows.js';
 import { createRecipeApi } from '../services/recipe-api/server.js';
+import { CHANGED, touchSome, writeBenchCatalog } from './catalog-files.js';
 import { cliKind, cpuMs, rssMb, type Spawned, smapsMb, spawnServer, stopChild } from './spawn-server.js';
 import { percentile, report, summarize } from './stats.js';
 
@@ -89,28 +89,6 @@ const median = (v: number[]) =>
     50,
   );
 
-/**
- * `count` catalog-shaped recipes in `out`: the generator makes at most 5,000 per seed, so a larger catalog is
- * several seeds, each chunk's ids given a prefix of their own and the documents rehashed.
- */
-function writeBenchCatalog(out: string, count: number): void {
-  mkdirSync(out, { recursive: true });
-  for (let chunk = 0; chunk * 5000 < count; chunk++) {
-    const files = generateCatalog(Math.min(5000, count - chunk * 5000), `bench${chunk || ''}`, 'catalog');
-    for (const f of files) {
-      if (chunk === 0) {
-        writeFileSync(join(out, f.name), f.text);
-        continue;
-      }
-      const doc = JSON.parse(f.text) as Json;
-      doc.id = `c${chunk}-${doc.id as string}`;
-      delete doc.hash;
-      doc.hash = documentHash(doc);
-      writeFileSync(join(out, `c${chunk}-${f.name}`), JSON.stringify(doc));
-    }
-  }
-}
-
 /** The floor: bench/fastify-floor.mjs spawned with plain node to its first 200 (as spawnServer does hearth). */
 function spawnFloor(): Promise<Spawned> {
   const t0 = performance.now();
@@ -132,32 +110,20 @@ function spawnFloor(): Promise<Spawned> {
         if (res?.status === 200) break;
         await new Promise((r) => setTimeout(r, 5));
       }
-      resolve({ ms: performance.now() - t0, pid: child.pid as number, url, kill });
+      resolve({ ms: performance.now() - t0, pid: child.pid as number, url, kill, output: () => out });
     });
   });
 }
 
 /** Resident and anonymous memory of a server once a few searches ran (the index built, the code warm). */
-async function memoryAfterSearches(s: Spawned, path: (i: number) => string): Promise<{ rss: number; anon: number }> {
+async function memoryAfterSearches(s: Spawned, path: (i: number) => string, writes: boolean): Promise<{ rss: number; anon: number }> {
   await httpRun(s.url, QUERIES.length, path);
-  // The start's housekeeping (the index cache written, a compacting collection) runs once the server has been
-  // quiet for 200 ms (platform/when-quiet.ts, looked at every 200 ms): what a board holds is after it.
-  await new Promise((r) => setTimeout(r, 1000));
+  // A start that writes the index cache does so once quiet (platform/when-quiet.ts): memory is read after it.
+  if (writes)
+    for (let waited = 0; !/index cache written/.test(s.output()) && waited < 10_000; waited += 20)
+      await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 300));
   return smapsMb(s.pid);
-}
-
-/** Files changed between a restart and the start after it (as a sync that replaced a few recipes). */
-const CHANGED = 10;
-
-/** Give `n` of the catalog's files a new status-change time (round `round` picks other files than the last). */
-function touchSome(folder: string, n: number, round: number): void {
-  const names = readdirSync(folder).sort();
-  const step = Math.max(1, Math.floor(names.length / n));
-  const now = new Date();
-  for (let k = 0; k < n && k * step < names.length; k++) {
-    const name = names[(k * step + round) % names.length] as string;
-    utimesSync(join(folder, name), now, now);
-  }
 }
 
 type Kind = { ms: number[]; cpu: number[]; main: number[]; rss: number[]; anon: number[] };
@@ -202,11 +168,11 @@ try {
   const floorP99: number[] = [];
   const apiP99: number[] = [];
   const cachedP99: number[] = [];
-  const record = async (k: Kind, s: Spawned, path: (i: number) => string, p99?: number[]) => {
+  const record = async (k: Kind, s: Spawned, path: (i: number) => string, p99?: number[], writes = false) => {
     k.ms.push(s.ms);
     k.cpu.push(cpuMs(s.pid));
     k.main.push(mainThreadCpuMs(s.pid));
-    const m = await memoryAfterSearches(s, path);
+    const m = await memoryAfterSearches(s, path, writes);
     k.rss.push(m.rss);
     k.anon.push(m.anon);
     if (p99) {
@@ -223,11 +189,11 @@ try {
     await record(cold, await spawnServer([...serve, '--no-index-cache'], probe), apiPath, apiP99);
     // The default: no cache yet (a first start: full load, then the cache written), then a restart that uses it.
     rmSync(cacheHome, { recursive: true, force: true });
-    await record(writing, await spawnServer(serve, probe), apiPath);
+    await record(writing, await spawnServer(serve, probe), apiPath, undefined, true);
     await record(cached, await spawnServer(serve, probe), apiPath, cachedP99);
     // A sync replaced a few recipes: CHANGED files get a new status-change time, so their rows are loaded again.
     touchSome(recipes, CHANGED, i);
-    await record(changed, await spawnServer(serve, probe), apiPath);
+    await record(changed, await spawnServer(serve, probe), apiPath, undefined, true);
     for (const [w, k] of threaded.entries())
       await record(k, await withWorkers(w + 1, () => spawnServer([...serve, '--no-index-cache'], probe)), apiPath);
     await record(indexKind, await spawnServer(['index', 'serve', '--dir', site, '--port', '0'], '/v1/search?q=lentil%20soup'), indexPath);

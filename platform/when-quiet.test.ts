@@ -25,11 +25,25 @@ async function server(t: Test) {
   const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/`;
   return {
     s,
-    /** Send a request; resolves once the server holds it (its answer comes on `release`). */
+    /** Send a request; resolves once the server holds it (its answer comes on `release`, or `abort` drops it). */
     request: () =>
-      new Promise<{ answer: Promise<Response> }>((resolve) => {
-        const answer = fetch(url);
-        arrived = () => resolve({ answer });
+      new Promise<{ answer: Promise<Response>; abort: () => Promise<void> }>((resolve) => {
+        const ctl = new AbortController();
+        const answer = fetch(url, { signal: ctl.signal });
+        answer.catch(() => {});
+        const res = () => open[open.length - 1] as ServerResponse<IncomingMessage>;
+        arrived = () => {
+          const held = res();
+          resolve({
+            answer,
+            // Resolves once the server side saw the connection go.
+            abort: () =>
+              new Promise<void>((done) => {
+                held.once('close', () => setImmediate(done));
+                ctl.abort();
+              }),
+          });
+        };
       }),
     /** Answer every open request; resolves once their answers are read. */
     release: async (sent: { answer: Promise<Response> }[]) => {
@@ -59,6 +73,19 @@ t.test('waits while a request is open, then for the quiet time after the last on
   clock.advance(5000);
   await release([later]);
   t.equal(runs, 1, 'once only');
+});
+
+t.test('a request the client gave up on is not in flight any more', async (t) => {
+  const clock = new ManualClock(0);
+  const { s, request } = await server(t);
+  let runs = 0;
+  whenQuiet(s, () => runs++, { clock, quietMs: 200, maxMs: 60_000 });
+  const dropped = await request();
+  clock.advance(1000);
+  t.equal(runs, 0, 'not while it is open');
+  await dropped.abort();
+  clock.advance(450);
+  t.equal(runs, 1, 'quiet once it is gone');
 });
 
 t.test('a server never quiet still runs it after the longest wait', async (t) => {

@@ -1,10 +1,11 @@
 /**
- * Run housekeeping once a server has answered and gone quiet, so that a start's first answers never wait for it:
- * the recipe API writes its index cache and gives back what its catalog load left (a compacting collection) after
- * it serves, not before (services/recipe-api/cli.ts).
+ * Run housekeeping once a server is quiet, so that a start's first answers never wait for it: the recipe API
+ * writes its index cache after it serves, not before (services/recipe-api/cli.ts).
  *
- * Quiet means no request in flight and none begun or ended for `quietMs`. It is looked at every `quietMs` of the
- * clock; after `maxMs` the work runs whatever the traffic, so a server that is never quiet still does it once.
+ * Quiet means no request in flight and none begun or ended for `quietMs` (a server that gets no request at all is
+ * quiet `quietMs` after the call). It is looked at every `quietMs` of the clock, so the work runs between `quietMs`
+ * and twice that after the last answer; after `maxMs` it runs whatever the traffic, so a server that is never
+ * quiet still does it once. The work runs from a timer: it must not throw.
  */
 import type { Server } from 'node:http';
 
@@ -67,7 +68,8 @@ export function whenQuiet(server: Server, work: () => void, opts: WhenQuietOptio
       if (finish('done')) work();
     } else timer = clock.setTimeout(look, quietMs);
   };
-  server.on('request', onRequest);
+  // Before the server's own handler, so that a request is counted before anything can answer it.
+  server.prependListener('request', onRequest);
   timer = clock.setTimeout(look, quietMs);
   return {
     get done() {

@@ -9,7 +9,7 @@ import { documentHash } from '../../core/hash.js';
 import { packageRoot } from '../../platform/paths.js';
 import type { RecipeFacts } from '../index/entry.js';
 import { SearchIndex } from '../index/search/search.js';
-import { catalogKey, codeKey, fileStamp, readIndexCache, type StoredRow, writeIndexCache } from './index-cache.js';
+import { type CacheRead, catalogKey, codeKey, fileStamp, readIndexCache, type StoredRow, writeIndexCache } from './index-cache.js';
 import { loadWorkers, parallelReader } from './load-parallel.js';
 import { ApiError } from './params.js';
 import { CatalogError, readJson, readRecipe } from './recipe-check.js';
@@ -197,17 +197,59 @@ function loadRows(
 
 /**
  * A row of the index cache for file `path` at position `idx` (see index-cache.ts): its hashed document read back on
- * demand as after a full load; a document without a hash is read and checked now, as a full load does.
+ * demand as after a full load. A document without a hash has nothing to be checked against later, so it is read
+ * and checked now, as a full load does, and its row derived again from what was read.
  */
-function cachedRow(stored: StoredRow, idx: number, path: string, docs: Map<string, Json>): Row {
+function cachedRow(stored: StoredRow, idx: number, path: string, docs: Map<string, Json>, strings: Strings): Row {
+  if (stored.hash === '') return rowOf(readRecipe(path), idx, strings);
   const row = stored as Row;
   row.idx = idx;
-  if (row.hash !== '') docFromFile(row, path, docs);
-  else {
-    const doc = readRecipe(path);
-    row.doc = () => doc;
-  }
+  docFromFile(row, path, docs);
   return row;
+}
+
+/** Each file's stamp (index-cache.ts), in load order. */
+function stampsOf(files: readonly string[], stats: readonly Stats[]): string[] {
+  return files.map((f, i) => fileStamp(f, stats[i] as Stats));
+}
+
+/**
+ * The rows after some files changed: each file whose stamp the cache holds takes its row from the cache, the
+ * others are loaded in full. Undefined when fewer than half the files are unchanged: a full load (on worker
+ * threads when asked) is then as quick.
+ */
+function partlyCachedRows(
+  dir: string,
+  files: readonly string[],
+  stamps: readonly string[],
+  cached: CacheRead,
+  docs: Map<string, Json>,
+): { rows: Row[]; reused: number } | undefined {
+  const byStamp = new Map<string, number>();
+  for (const [i, s] of cached.stamps.entries()) byStamp.set(s, i);
+  let unchanged = 0;
+  for (const s of stamps) if (byStamp.has(s)) unchanged++;
+  if (unchanged * 2 < files.length) return undefined;
+  const strings = new Strings();
+  let reused = 0;
+  const reuse = (i: number): Row | undefined => {
+    const at = byStamp.get(stamps[i] as string);
+    if (at === undefined) return undefined;
+    byStamp.delete(stamps[i] as string);
+    reused++;
+    return cachedRow(cached.rows[at] as StoredRow, i, files[i] as string, docs, strings);
+  };
+  return { rows: loadRows(dir, files, docs, 0, false, reuse).rows, reused };
+}
+
+/** What writes a catalog's index cache, holding nothing of the load but what it writes. */
+function cacheWriter(cat: Catalog, file: string, ids: { key: string; code: string; stamps: string[] }): () => void {
+  return () => {
+    const error = writeIndexCache(file, ids, cat.rows, cat.search.pack());
+    cat.indexCache = error === undefined ? 'written' : 'failed';
+    if (error !== undefined) cat.indexCacheError = error;
+    delete cat.writeIndexCache;
+  };
 }
 
 /** Load a catalog folder. Throws `CatalogError` (path and reason) on the first bad document. */
@@ -221,31 +263,34 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
   if (!st.isDirectory()) throw new CatalogError(`${dir}: not a directory`);
   const files: string[] = [];
   // Each file's stats only for the index cache's key (a load without the cache need not stat every file).
-  const stats: Stats[] = [];
-  walk(dir, files, 0, opts.indexCache !== undefined ? stats : undefined);
+  let stats: Stats[] | undefined = opts.indexCache !== undefined ? [] : undefined;
+  walk(dir, files, 0, stats);
   const docs = new Map<string, Json>();
-  const stamps = opts.indexCache !== undefined ? files.map((f, i) => fileStamp(f, stats[i] as Stats)) : [];
+  const stamps = stats ? stampsOf(files, stats) : [];
+  stats = undefined;
   const code = opts.indexCache !== undefined ? codeKey(dir) : '';
   const key = opts.indexCache !== undefined ? catalogKey(code, stamps) : '';
-  const cached = opts.indexCache !== undefined ? readIndexCache(opts.indexCache, key, code) : undefined;
-  const whole = cached?.exact === true && cached.rows.length === files.length;
+  let cached = opts.indexCache !== undefined ? readIndexCache(opts.indexCache, key, code) : undefined;
+  const whole = cached?.exact === true && cached.rows.length === files.length ? cached : undefined;
+  let rows: Row[];
   let reused = 0;
-  let full: ReturnType<typeof loadRows> | undefined;
-  if (whole) reused = files.length;
-  else if (cached) {
+  let workers: Catalog['loadWorkers'];
+  if (whole) {
+    const strings = new Strings();
+    rows = whole.rows.map((s, i) => cachedRow(s, i, files[i] as string, docs, strings));
+    reused = rows.length;
+  } else {
     // Some files changed: the rows of those that did not are taken from the cache (each by its file's stamp).
-    const byStamp = new Map<string, number>();
-    for (const [i, s] of cached.stamps.entries()) byStamp.set(s, i);
-    const reuse = (i: number): Row | undefined => {
-      const at = byStamp.get(stamps[i] as string);
-      if (at === undefined) return undefined;
-      byStamp.delete(stamps[i] as string);
-      reused++;
-      return cachedRow(cached.rows[at] as StoredRow, i, files[i] as string, docs);
-    };
-    full = loadRows(dir, files, docs, 0, false, reuse);
-  } else full = loadRows(dir, files, docs, loadWorkers(files.length, opts.workers), opts.workersOnly);
-  const rows = whole ? cached.rows.map((s, i) => cachedRow(s, i, files[i] as string, docs)) : (full?.rows as Row[]);
+    const partly = cached ? partlyCachedRows(dir, files, stamps, cached, docs) : undefined;
+    if (partly) ({ rows, reused } = partly);
+    else {
+      const full = loadRows(dir, files, docs, loadWorkers(files.length, opts.workers), opts.workersOnly);
+      rows = full.rows;
+      workers = full.workers;
+    }
+  }
+  // The old cache's rows and search index are not needed any more (the writer below must not hold them).
+  cached = undefined;
   if (rows.length === 0) throw new CatalogError(`${dir}: no recipe documents (*.json) found`);
   const byId = new Map<string, Row>();
   for (const r of rows) byId.set(r.id, r);
@@ -262,24 +307,18 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
     dir,
     rows,
     byId,
-    search: new SearchIndex(rows.map(factsOf), whole ? cached.search : undefined),
+    search: new SearchIndex(rows.map(factsOf), whole?.search),
     ingredients,
     ingredientWords: ingredientWordIndex(rows),
     devices: loadDevices(),
     certifications: loadCertifications(opts.certificationsDir),
   };
   if (costTiers) cat.costTiers = costTiers;
-  if (full?.workers) cat.loadWorkers = full.workers;
+  if (workers) cat.loadWorkers = workers;
   if (reused > 0) cat.indexCacheRows = reused;
   if (whole) cat.indexCache = 'used';
   else if (opts.indexCache !== undefined) {
-    const file = opts.indexCache;
-    const write = () => {
-      const error = writeIndexCache(file, { key, code, stamps }, rows, cat.search.pack());
-      cat.indexCache = error === undefined ? 'written' : 'failed';
-      if (error !== undefined) cat.indexCacheError = error;
-      delete cat.writeIndexCache;
-    };
+    const write = cacheWriter(cat, opts.indexCache, { key, code, stamps });
     if (opts.deferIndexCacheWrite) {
       cat.indexCache = 'pending';
       cat.writeIndexCache = write;

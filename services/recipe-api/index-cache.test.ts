@@ -5,6 +5,7 @@
  */
 import { readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
 import t from 'tap';
 import { documentHash } from '../../core/hash.js';
 import { scratchFiles } from '../../test-support/cli.js';
@@ -198,54 +199,85 @@ t.test('a document read from its file after a cached start is still checked agai
   t.equal((JSON.parse(res.body) as J).error, 'catalog_changed');
 });
 
+/** `doc` rehashed (when it had a hash) and written to `file` as compact JSON. */
+function rewrite(file: string, change: (doc: J) => void): void {
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as J;
+  change(doc);
+  if ('hash' in doc) {
+    delete doc.hash;
+    doc.hash = documentHash(doc);
+  }
+  writeFileSync(file, JSON.stringify(doc));
+}
+
 t.test('after a change, rows from the cache and rows loaded again answer as a full load does', async (t) => {
   const cat = join(dir, 'partial');
   writeCatalog(cat, 40, 'partial', 'catalog');
+  // One recipe without a hash: nothing to check a read-back against, so its row is derived again at every start.
+  rewrite(join(cat, 'syn-00009.svc.json'), (doc) => {
+    delete doc.hash;
+  });
   const cache = join(dir, 'partial.cache');
   t.equal(loadCatalog(cat, { indexCache: cache }).indexCache, 'written');
   // A sync replaced two recipes (new titles and hashes), added one and removed one.
-  const retitle = (name: string, title: string) => {
-    const file = join(cat, name);
-    const doc = JSON.parse(readFileSync(file, 'utf8')) as J;
-    (doc.dish as { names: J }).names.en = title;
-    delete doc.hash;
-    doc.hash = documentHash(doc);
-    writeFileSync(file, JSON.stringify(doc));
-  };
-  retitle('syn-00003.svc.json', 'Lentil soup of the partial load');
-  retitle('syn-00031.svc.json', 'Carob cake, replaced');
+  rewrite(join(cat, 'syn-00003.svc.json'), (doc) => {
+    (doc.dish as { names: J }).names.en = 'Lentil soup of the partial load';
+  });
+  rewrite(join(cat, 'syn-00031.svc.json'), (doc) => {
+    (doc.dish as { names: J }).names.en = 'Carob cake, replaced';
+  });
   writeCatalog(join(cat, 'added'), 1, 'partial-added', 'catalog');
-  const added = join(cat, 'added', 'syn-00001.svc.json');
-  const doc = JSON.parse(readFileSync(added, 'utf8')) as J;
-  doc.id = 'added-00001';
-  delete doc.hash;
-  doc.hash = documentHash(doc);
-  writeFileSync(added, JSON.stringify(doc));
+  rewrite(join(cat, 'added', 'syn-00001.svc.json'), (doc) => {
+    doc.id = 'added-00001';
+  });
   rmSync(join(cat, 'syn-00017.svc.json'));
 
   const partly = loadCatalog(cat, { indexCache: cache });
   const full = loadCatalog(cat);
-  t.equal(partly.indexCacheRows, 37, 'the 37 unchanged files from the cache, the 3 others loaded');
+  t.equal(partly.indexCacheRows, 37, 'the unchanged files from the cache (the one without a hash read and its row made again)');
   t.equal(partly.rows.length, 40);
-  t.same(data(partly.rows), data(full.rows), 'the same rows, in file order, with their positions');
+  t.strictSame(data(partly.rows), data(full.rows), 'the same rows, in file order, with their positions');
+  t.strictSame(partly.byId.get('syn-00009')?.doc(), full.byId.get('syn-00009')?.doc(), 'the document without a hash, read now');
   for (const q of [...QUERIES, 'partial load', 'replaced', 'added-00001']) t.same(partly.search.rank(q), full.search.rank(q), q);
-  t.same(partly.costTiers, full.costTiers, 'cost tiers over the whole catalog again');
-  t.same(partly.byId.get('syn-00003')?.doc(), full.byId.get('syn-00003')?.doc());
+  t.strictSame(partly.costTiers, full.costTiers, 'cost tiers over the whole catalog again');
+  t.strictSame(partly.ingredientWords, full.ingredientWords, 'the ingredient word index, by position');
+  t.strictSame(
+    [...partly.ingredients].map(([name, rows]) => [name, rows.map((r) => r.idx)]),
+    [...full.ingredients].map(([name, rows]) => [name, rows.map((r) => r.idx)]),
+  );
+  t.strictSame(partly.byId.get('syn-00003')?.doc(), full.byId.get('syn-00003')?.doc());
   t.equal(loadCatalog(cat, { indexCache: cache }).indexCache, 'used', 'and written again for the next start');
+
+  // A changed file that repeats the id of an unchanged one, or that is bad, stops the start as a full load does.
+  rewrite(join(cat, 'added', 'syn-00001.svc.json'), (doc) => {
+    doc.id = 'syn-00002';
+  });
+  t.throws(() => loadCatalog(cat, { indexCache: cache }), /recipe id syn-00002 is also used by/);
+  writeFileSync(join(cat, 'added', 'syn-00001.svc.json'), '{"id": "added-00001"');
+  t.throws(() => loadCatalog(cat, { indexCache: cache }), /added\/syn-00001\.svc\.json: not valid JSON/);
+  rmSync(join(cat, 'added'), { recursive: true });
+  t.equal(loadCatalog(cat, { indexCache: cache }).indexCacheRows, 39, 'the cache of the last good start');
 });
 
-t.test('rows are taken only from a cache of the same folder', async (t) => {
-  const a = join(dir, 'folder-a');
-  const b = join(dir, 'folder-b');
-  writeCatalog(a, 8, 'folders', 'catalog');
-  writeCatalog(b, 8, 'folders', 'catalog');
-  const cache = join(dir, 'folders.cache');
-  loadCatalog(a, { indexCache: cache });
-  const other = loadCatalog(b, { indexCache: cache });
+t.test('rows are taken only from a cache of the same build, and not when most files changed', async (t) => {
+  const cat = join(dir, 'builds');
+  writeCatalog(cat, 8, 'builds', 'catalog');
+  const cache = join(dir, 'builds.cache');
+  loadCatalog(cat, { indexCache: cache });
+  const now = new Date();
+  utimesSync(join(cat, 'syn-00001.svc.json'), now, now);
+  // The same files, the cache as another build (or another folder) would have written it.
+  const stored = deserialize(readFileSync(cache)) as J;
+  writeFileSync(cache, serialize({ ...stored, code: `${stored.code as string}-another-build` }));
+  const other = loadCatalog(cat, { indexCache: cache });
   t.equal(other.indexCache, 'written');
-  t.equal(other.indexCacheRows, undefined, 'nothing reused from another folder');
+  t.equal(other.indexCacheRows, undefined, 'nothing reused from another build');
+  t.equal(loadCatalog(cat, { indexCache: cache }).indexCacheRows, 8, 'its own cache, whole');
+  for (const n of ['syn-00001', 'syn-00002', 'syn-00003', 'syn-00004', 'syn-00005']) utimesSync(join(cat, `${n}.svc.json`), now, now);
+  const most = loadCatalog(cat, { indexCache: cache });
+  t.equal(most.indexCacheRows, undefined, 'five of eight changed: a full load');
+  t.equal(most.indexCache, 'written');
 });
-
 t.test('a deferred cache write: nothing written until asked, then written once', async (t) => {
   const cat = join(dir, 'deferred');
   writeCatalog(cat, 6, 'deferred', 'catalog');

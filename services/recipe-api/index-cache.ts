@@ -6,7 +6,7 @@
  * Trust: the cache is used only when every catalog file has the same path, size, inode, modification and
  * status-change time as when the cache was written (the status-change time moves on every write and cannot be
  * set back by a user, so a file edited in place, even with its modification time restored, invalidates it), and
- * only by the same hearth build (the compiled files that derive rows, by size and modification time) and V8. A
+ * only by the same hearth build (the contents of the compiled files that derive rows) and V8. A
  * recipe's document is still read back from its file and checked against the hash verified when its row was
  * built whenever a view needs it (catalog.ts). Anything else (missing, unreadable, damaged, another catalog or
  * build) means a full load, after which the cache is written again (to a temporary file, then renamed).
@@ -17,7 +17,7 @@
  * are loaded in full, the search index is built again over all rows, and the cache is written again.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, type Stats, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, type Stats, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import type { PackedSearch } from '../index/search/search.js';
@@ -26,32 +26,40 @@ import type { Row } from './rows.js';
 /** Bumped whenever what is stored changes shape. */
 const FORMAT = 2;
 
-/** The modules whose code decides what a row holds (compiled .js beside this one, or the .ts sources). */
+/**
+ * The modules whose code decides what a row or the search index holds (compiled .js beside this one, or the .ts
+ * sources). Their contents are hashed, not their sizes and times: an installed package's files all carry npm's
+ * one fixed modification time, so two releases could otherwise look alike.
+ */
 const DERIVING = [
   './index-cache',
   './catalog',
   './rows',
+  './strings',
   './select/screens',
+  './select/screen-words',
   '../../safety/duration',
+  '../index/entry',
   '../index/search/text',
   '../index/search/search',
 ];
 
 function codeStamp(): string {
-  const parts: string[] = [String(FORMAT), process.versions.v8];
+  const h = createHash('sha256').update(`${FORMAT}|${process.versions.v8}`);
   for (const m of DERIVING) {
-    let st: Stats | undefined;
+    let text: Buffer | undefined;
     for (const ext of ['.js', '.ts']) {
       try {
-        st = statSync(fileURLToPath(new URL(`${m}${ext}`, import.meta.url)));
+        text = readFileSync(fileURLToPath(new URL(`${m}${ext}`, import.meta.url)));
         break;
       } catch {
         // try the other extension
       }
     }
-    parts.push(st ? `${m}:${st.size}:${st.mtimeMs}` : `${m}:missing`);
+    h.update(`|${m}:${text ? text.length : 'missing'}:`);
+    if (text) h.update(text);
   }
-  return parts.join('|');
+  return h.digest('hex');
 }
 
 /** What identifies one catalog file's content without reading it. */
