@@ -23,6 +23,8 @@ export function cliKind(): string {
 export interface Spawned {
   /** Spawn to the first 200 on the probe path, ms. */
   ms: number;
+  /** What it has printed on stdout so far. */
+  output: () => string;
   pid: number;
   url: string;
   kill: () => Promise<void>;
@@ -76,7 +78,7 @@ export function spawnServer(args: string[], probe: string, env: NodeJS.ProcessEn
       const ms = performance.now() - t0;
       clearTimeout(timer);
       child.off('exit', onExit);
-      resolve({ ms, pid: child.pid as number, url, kill });
+      resolve({ ms, pid: child.pid as number, url, kill, output: () => out });
     });
   });
 }

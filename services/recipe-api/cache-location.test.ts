@@ -5,7 +5,7 @@
  * temporary HOME and XDG_CACHE_HOME folders (and no CACHE_DIRECTORY), so no test writes into a real home.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { scratchFiles, spawnCli } from '../../test-support/cli.js';
@@ -54,7 +54,7 @@ async function serve(
   t: Test,
   env: NodeJS.ProcessEnv,
   more: string[] = [],
-): Promise<{ how: string; url: string; child: ChildProcess; output: () => string }> {
+): Promise<{ how: string; count: string; url: string; child: ChildProcess; output: () => string }> {
   const { child, match, output } = await spawnCli(['recipe-api', 'serve', '--catalog', catalog, '--port', '0', ...more], SERVING, {
     env,
     timeoutMs: 120_000,
@@ -66,7 +66,7 @@ async function serve(
   const res = await fetch(`${url}/api/search?q=lentil`);
   t.equal(res.status, 200, 'it answers');
   await res.arrayBuffer();
-  return { how: match[2] as string, url, child, output };
+  return { how: match[2] as string, count: match[1] as string, url, child, output };
 }
 
 const stopped = (child: ChildProcess) =>
@@ -86,6 +86,30 @@ t.test('by default the cache goes in $XDG_CACHE_HOME/hearth, and the next start 
   const again = await serve(t, env);
   t.equal(again.how, ', from the index cache');
   await stopped(again.child);
+});
+
+t.test('the cache is written while the server runs, once it has answered and gone quiet', async (t) => {
+  const { env, xdg } = envFor('quiet');
+  const first = await serve(t, env);
+  const cache = join(xdg, 'hearth', cacheFileName(catalog));
+  // No deadline of its own here: the write comes ~200 ms after the last answer; the test's timeout bounds the wait.
+  while (!existsSync(cache)) await new Promise((r) => setTimeout(r, 50));
+  t.equal(first.child.exitCode, null, 'written while it still serves');
+  const res = await fetch(`${first.url}/api/search?q=lentil`);
+  t.equal(res.status, 200, 'and it answers after');
+  await res.arrayBuffer();
+  await stopped(first.child);
+  const again = await serve(t, env);
+  t.equal(again.how, ', from the index cache');
+  await stopped(again.child);
+  // One file changed since (a new status-change time): its row is loaded again, every other one taken from the cache.
+  const sub = join(catalog, readdirSync(catalog).sort()[0] as string);
+  const now = new Date();
+  utimesSync(join(sub, readdirSync(sub).find((n) => n.endsWith('.json')) as string), now, now);
+  const changed = await serve(t, env);
+  t.match(changed.how, /^, (\d+) of them from the index cache$/);
+  t.equal(Number(/\d+/.exec(changed.how)?.[0]), Number(changed.count) - 1, 'all but the changed one');
+  await stopped(changed.child);
 });
 
 t.test('$CACHE_DIRECTORY (systemd) wins over XDG_CACHE_HOME; HOME is the last resort', async (t) => {
@@ -128,10 +152,11 @@ t.test('a cache that cannot be written is a warning on stderr; the API serves', 
   await stopped(a.child);
   const taken = envFor('taken');
   mkdirSync(join(taken.xdg, 'hearth', cacheFileName(catalog)), { recursive: true });
+  // The cache is written once the server is quiet after its first answers, or at the latest when it stops.
   const b = await serve(t, taken.env);
-  t.match(b.output(), /hearth: warning: the index cache .* could not be written/);
   await stopped(b.child);
+  t.match(b.output(), /hearth: warning: the index cache .* could not be written/);
   const c = await serve(t, taken.env, ['--index-cache', join(dir, 'no-such-folder', 'x.cache')]);
-  t.match(c.output(), /could not be written \(ENOENT\)/, 'a chosen file too');
   await stopped(c.child);
+  t.match(c.output(), /could not be written \(ENOENT\)/, 'a chosen file too');
 });

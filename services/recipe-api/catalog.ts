@@ -9,7 +9,7 @@ import { documentHash } from '../../core/hash.js';
 import { packageRoot } from '../../platform/paths.js';
 import type { RecipeFacts } from '../index/entry.js';
 import { SearchIndex } from '../index/search/search.js';
-import { type CachedIndex, catalogKey, fileStamp, readIndexCache, writeIndexCache } from './index-cache.js';
+import { type CacheRead, catalogKey, codeKey, fileStamp, readIndexCache, type StoredRow, writeIndexCache } from './index-cache.js';
 import { loadWorkers, parallelReader } from './load-parallel.js';
 import { ApiError } from './params.js';
 import { CatalogError, readJson, readRecipe } from './recipe-check.js';
@@ -30,8 +30,15 @@ export interface Catalog {
   ingredientWords: IngredientWordIndex;
   devices: Map<string, Json>;
   certifications: Json[];
-  /** With an index cache: whether this load used it, or wrote it (failed: it could not be written). */
-  indexCache?: 'used' | 'written' | 'failed';
+  /**
+   * With an index cache: whether this load used it whole, or wrote it (failed: it could not be written; pending:
+   * `writeIndexCache` writes it, see LoadOptions.deferIndexCacheWrite).
+   */
+  indexCache?: 'used' | 'written' | 'failed' | 'pending';
+  /** Rows taken from the index cache: all of them when it was used whole, those of unchanged files after a change. */
+  indexCacheRows?: number;
+  /** With `indexCache: 'pending'`: write the index cache now (once; sets `indexCache` to written or failed). */
+  writeIndexCache?: () => void;
   /** A full load's worker threads (load-parallel.ts) and how many documents they checked. */
   loadWorkers?: { threads: number; files: number };
   /** Why the index cache could not be written (with `indexCache: 'failed'`). */
@@ -145,6 +152,11 @@ export interface LoadOptions {
   certificationsDir?: string;
   /** A file for the index cache (index-cache.ts): used when it matches the catalog, else written after the load. */
   indexCache?: string;
+  /**
+   * Leave the index cache to be written later, by `catalog.writeIndexCache()` (the CLI writes it once the server has
+   * answered and is quiet: serializing 2,000 rows is ~50 ms that a first answer need not wait for).
+   */
+  deferIndexCacheWrite?: boolean;
   /** Worker threads for a full load (load-parallel.ts); none by default (HEARTH_LOAD_WORKERS=N chooses). */
   workers?: number;
   /** Tests: the worker threads check every file (see load-parallel.ts). */
@@ -158,6 +170,7 @@ function loadRows(
   docs: Map<string, Json>,
   workers: number,
   workersOnly = false,
+  reuse?: (i: number) => Row | undefined,
 ): { rows: Row[]; workers?: { threads: number; files: number } } {
   const rows: Row[] = [];
   const seen = new Map<string, string>();
@@ -165,14 +178,15 @@ function loadRows(
   const reader = workers > 0 ? parallelReader(files, workers, workersOnly) : undefined;
   try {
     for (const [i, file] of files.entries()) {
-      const doc = reader ? reader.get(i) : readRecipe(file);
-      const id = doc.id as string;
+      const kept = reuse?.(i);
+      const doc = kept ? undefined : reader ? reader.get(i) : readRecipe(file);
+      const id = kept ? kept.id : (doc?.id as string);
       const before = seen.get(id);
       if (before !== undefined) throw new CatalogError(`${file}: recipe id ${id} is also used by ${relative(dir, before)}`);
       seen.set(id, file);
-      const row = rowOf(doc, rows.length, strings);
+      const row = kept ?? rowOf(doc as Json, rows.length, strings);
       // The document's hash was verified; one without a hash stays in memory (nothing to check it against).
-      if (typeof doc.hash === 'string') docFromFile(row, file, docs);
+      if (doc && typeof doc.hash === 'string') docFromFile(row, file, docs);
       rows.push(row);
     }
   } finally {
@@ -182,20 +196,60 @@ function loadRows(
 }
 
 /**
- * The rows of an index cache that matches the files (see index-cache.ts): each hashed document read back on
- * demand as after a full load; a document without a hash is read and checked now, as a full load does.
+ * A row of the index cache for file `path` at position `idx` (see index-cache.ts): its hashed document read back on
+ * demand as after a full load. A document without a hash has nothing to be checked against later, so it is read
+ * and checked now, as a full load does, and its row derived again from what was read.
  */
-function cachedRows(cached: CachedIndex, files: readonly string[], docs: Map<string, Json>): Row[] {
-  return cached.rows.map((s, i) => {
-    const row = s as Row;
-    const path = files[i] as string;
-    if (row.hash !== '') docFromFile(row, path, docs);
-    else {
-      const doc = readRecipe(path);
-      row.doc = () => doc;
-    }
-    return row;
-  });
+function cachedRow(stored: StoredRow, idx: number, path: string, docs: Map<string, Json>, strings: Strings): Row {
+  if (stored.hash === '') return rowOf(readRecipe(path), idx, strings);
+  const row = stored as Row;
+  row.idx = idx;
+  docFromFile(row, path, docs);
+  return row;
+}
+
+/** Each file's stamp (index-cache.ts), in load order. */
+function stampsOf(files: readonly string[], stats: readonly Stats[]): string[] {
+  return files.map((f, i) => fileStamp(f, stats[i] as Stats));
+}
+
+/**
+ * The rows after some files changed: each file whose stamp the cache holds takes its row from the cache, the
+ * others are loaded in full. Undefined when fewer than half the files are unchanged: a full load (on worker
+ * threads when asked) is then as quick.
+ */
+function partlyCachedRows(
+  dir: string,
+  files: readonly string[],
+  stamps: readonly string[],
+  cached: CacheRead,
+  docs: Map<string, Json>,
+): { rows: Row[]; reused: number } | undefined {
+  const byStamp = new Map<string, number>();
+  for (const [i, s] of cached.stamps.entries()) byStamp.set(s, i);
+  let unchanged = 0;
+  for (const s of stamps) if (byStamp.has(s)) unchanged++;
+  if (unchanged * 2 < files.length) return undefined;
+  const strings = new Strings();
+  let reused = 0;
+  const reuse = (i: number): Row | undefined => {
+    const at = byStamp.get(stamps[i] as string);
+    if (at === undefined) return undefined;
+    byStamp.delete(stamps[i] as string);
+    reused++;
+    return cachedRow(cached.rows[at] as StoredRow, i, files[i] as string, docs, strings);
+  };
+  return { rows: loadRows(dir, files, docs, 0, false, reuse).rows, reused };
+}
+
+/** What writes a catalog's index cache, holding nothing of the load but what it writes. */
+function cacheWriter(cat: Catalog, file: string, ids: { key: string; code: string; stamps: string[] }): () => void {
+  return () => {
+    const error = writeIndexCache(file, ids, cat.rows, cat.search.pack());
+    cat.indexCache = error === undefined ? 'written' : 'failed';
+    if (error !== undefined) cat.indexCacheError = error;
+    delete cat.writeIndexCache;
+  };
 }
 
 /** Load a catalog folder. Throws `CatalogError` (path and reason) on the first bad document. */
@@ -209,20 +263,34 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
   if (!st.isDirectory()) throw new CatalogError(`${dir}: not a directory`);
   const files: string[] = [];
   // Each file's stats only for the index cache's key (a load without the cache need not stat every file).
-  const stats: Stats[] = [];
-  walk(dir, files, 0, opts.indexCache !== undefined ? stats : undefined);
+  let stats: Stats[] | undefined = opts.indexCache !== undefined ? [] : undefined;
+  walk(dir, files, 0, stats);
   const docs = new Map<string, Json>();
-  const key =
-    opts.indexCache !== undefined
-      ? catalogKey(
-          dir,
-          files.map((f, i) => fileStamp(f, stats[i] as Stats)),
-        )
-      : '';
-  let cached = opts.indexCache !== undefined ? readIndexCache(opts.indexCache, key) : undefined;
-  if (cached && cached.rows.length !== files.length) cached = undefined;
-  const full = cached ? undefined : loadRows(dir, files, docs, loadWorkers(files.length, opts.workers), opts.workersOnly);
-  const rows = cached ? cachedRows(cached, files, docs) : (full?.rows as Row[]);
+  const stamps = stats ? stampsOf(files, stats) : [];
+  stats = undefined;
+  const code = opts.indexCache !== undefined ? codeKey(dir) : '';
+  const key = opts.indexCache !== undefined ? catalogKey(code, stamps) : '';
+  let cached = opts.indexCache !== undefined ? readIndexCache(opts.indexCache, key, code) : undefined;
+  const whole = cached?.exact === true && cached.rows.length === files.length ? cached : undefined;
+  let rows: Row[];
+  let reused = 0;
+  let workers: Catalog['loadWorkers'];
+  if (whole) {
+    const strings = new Strings();
+    rows = whole.rows.map((s, i) => cachedRow(s, i, files[i] as string, docs, strings));
+    reused = rows.length;
+  } else {
+    // Some files changed: the rows of those that did not are taken from the cache (each by its file's stamp).
+    const partly = cached ? partlyCachedRows(dir, files, stamps, cached, docs) : undefined;
+    if (partly) ({ rows, reused } = partly);
+    else {
+      const full = loadRows(dir, files, docs, loadWorkers(files.length, opts.workers), opts.workersOnly);
+      rows = full.rows;
+      workers = full.workers;
+    }
+  }
+  // The old cache's rows and search index are not needed any more (the writer below must not hold them).
+  cached = undefined;
   if (rows.length === 0) throw new CatalogError(`${dir}: no recipe documents (*.json) found`);
   const byId = new Map<string, Row>();
   for (const r of rows) byId.set(r.id, r);
@@ -239,19 +307,22 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
     dir,
     rows,
     byId,
-    search: new SearchIndex(rows.map(factsOf), cached?.search),
+    search: new SearchIndex(rows.map(factsOf), whole?.search),
     ingredients,
     ingredientWords: ingredientWordIndex(rows),
     devices: loadDevices(),
     certifications: loadCertifications(opts.certificationsDir),
   };
   if (costTiers) cat.costTiers = costTiers;
-  if (full?.workers) cat.loadWorkers = full.workers;
-  if (cached) cat.indexCache = 'used';
+  if (workers) cat.loadWorkers = workers;
+  if (reused > 0) cat.indexCacheRows = reused;
+  if (whole) cat.indexCache = 'used';
   else if (opts.indexCache !== undefined) {
-    const error = writeIndexCache(opts.indexCache, key, rows, cat.search.pack());
-    cat.indexCache = error === undefined ? 'written' : 'failed';
-    if (error !== undefined) cat.indexCacheError = error;
+    const write = cacheWriter(cat, opts.indexCache, { key, code, stamps });
+    if (opts.deferIndexCacheWrite) {
+      cat.indexCache = 'pending';
+      cat.writeIndexCache = write;
+    } else write();
   }
   return cat;
 }

@@ -1,9 +1,11 @@
 /**
  * The compact structures of a loaded catalog and the index cache give the answers a plain full load gives: on
- * the reference's catalog recipes and on synthetic ones. The cache is used only while every file is unchanged.
+ * the reference's catalog recipes and on synthetic ones. The cache is used whole only while every file is
+ * unchanged; after a change, only the rows of files whose stamp is unchanged are taken from it.
  */
 import { readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
 import t from 'tap';
 import { documentHash } from '../../core/hash.js';
 import { scratchFiles } from '../../test-support/cli.js';
@@ -154,6 +156,7 @@ t.test('a changed, added or removed file or a damaged cache: a full load', async
   utimesSync(file, stamp, stamp);
   const changed = loadCatalog(cat, { indexCache: cache });
   t.equal(changed.indexCache, 'written');
+  t.equal(changed.indexCacheRows, 11, 'the other eleven rows from the cache');
   t.equal(changed.byId.get('syn-00004')?.titles.en, renamed);
   t.equal(loadCatalog(cat, { indexCache: cache }).indexCache, 'used');
 
@@ -164,6 +167,7 @@ t.test('a changed, added or removed file or a damaged cache: a full load', async
   const removed = loadCatalog(cat, { indexCache: cache });
   t.equal(removed.indexCache, 'written');
   t.equal(removed.rows.length, 11);
+  t.equal(removed.indexCacheRows, 11, 'every row left from the cache');
 
   writeFileSync(cache, 'not a cache');
   t.equal(loadCatalog(cat, { indexCache: cache }).indexCache, 'written');
@@ -193,4 +197,96 @@ t.test('a document read from its file after a cached start is still checked agai
   const res = await api.app.inject('/api/recipes/syn-00003?include=steps');
   t.equal(res.statusCode, 503);
   t.equal((JSON.parse(res.body) as J).error, 'catalog_changed');
+});
+
+/** `doc` rehashed (when it had a hash) and written to `file` as compact JSON. */
+function rewrite(file: string, change: (doc: J) => void): void {
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as J;
+  change(doc);
+  if ('hash' in doc) {
+    delete doc.hash;
+    doc.hash = documentHash(doc);
+  }
+  writeFileSync(file, JSON.stringify(doc));
+}
+
+t.test('after a change, rows from the cache and rows loaded again answer as a full load does', async (t) => {
+  const cat = join(dir, 'partial');
+  writeCatalog(cat, 40, 'partial', 'catalog');
+  // One recipe without a hash: nothing to check a read-back against, so its row is derived again at every start.
+  rewrite(join(cat, 'syn-00009.svc.json'), (doc) => {
+    delete doc.hash;
+  });
+  const cache = join(dir, 'partial.cache');
+  t.equal(loadCatalog(cat, { indexCache: cache }).indexCache, 'written');
+  // A sync replaced two recipes (new titles and hashes), added one and removed one.
+  rewrite(join(cat, 'syn-00003.svc.json'), (doc) => {
+    (doc.dish as { names: J }).names.en = 'Lentil soup of the partial load';
+  });
+  rewrite(join(cat, 'syn-00031.svc.json'), (doc) => {
+    (doc.dish as { names: J }).names.en = 'Carob cake, replaced';
+  });
+  writeCatalog(join(cat, 'added'), 1, 'partial-added', 'catalog');
+  rewrite(join(cat, 'added', 'syn-00001.svc.json'), (doc) => {
+    doc.id = 'added-00001';
+  });
+  rmSync(join(cat, 'syn-00017.svc.json'));
+
+  const partly = loadCatalog(cat, { indexCache: cache });
+  const full = loadCatalog(cat);
+  t.equal(partly.indexCacheRows, 37, 'the unchanged files from the cache (the one without a hash read and its row made again)');
+  t.equal(partly.rows.length, 40);
+  t.strictSame(data(partly.rows), data(full.rows), 'the same rows, in file order, with their positions');
+  t.strictSame(partly.byId.get('syn-00009')?.doc(), full.byId.get('syn-00009')?.doc(), 'the document without a hash, read now');
+  for (const q of [...QUERIES, 'partial load', 'replaced', 'added-00001']) t.same(partly.search.rank(q), full.search.rank(q), q);
+  t.strictSame(partly.costTiers, full.costTiers, 'cost tiers over the whole catalog again');
+  t.strictSame(partly.ingredientWords, full.ingredientWords, 'the ingredient word index, by position');
+  t.strictSame(
+    [...partly.ingredients].map(([name, rows]) => [name, rows.map((r) => r.idx)]),
+    [...full.ingredients].map(([name, rows]) => [name, rows.map((r) => r.idx)]),
+  );
+  t.strictSame(partly.byId.get('syn-00003')?.doc(), full.byId.get('syn-00003')?.doc());
+  t.equal(loadCatalog(cat, { indexCache: cache }).indexCache, 'used', 'and written again for the next start');
+
+  // A changed file that repeats the id of an unchanged one, or that is bad, stops the start as a full load does.
+  rewrite(join(cat, 'added', 'syn-00001.svc.json'), (doc) => {
+    doc.id = 'syn-00002';
+  });
+  t.throws(() => loadCatalog(cat, { indexCache: cache }), /recipe id syn-00002 is also used by/);
+  writeFileSync(join(cat, 'added', 'syn-00001.svc.json'), '{"id": "added-00001"');
+  t.throws(() => loadCatalog(cat, { indexCache: cache }), /added\/syn-00001\.svc\.json: not valid JSON/);
+  rmSync(join(cat, 'added'), { recursive: true });
+  t.equal(loadCatalog(cat, { indexCache: cache }).indexCacheRows, 39, 'the cache of the last good start');
+});
+
+t.test('rows are taken only from a cache of the same build, and not when most files changed', async (t) => {
+  const cat = join(dir, 'builds');
+  writeCatalog(cat, 8, 'builds', 'catalog');
+  const cache = join(dir, 'builds.cache');
+  loadCatalog(cat, { indexCache: cache });
+  const now = new Date();
+  utimesSync(join(cat, 'syn-00001.svc.json'), now, now);
+  // The same files, the cache as another build (or another folder) would have written it.
+  const stored = deserialize(readFileSync(cache)) as J;
+  writeFileSync(cache, serialize({ ...stored, code: `${stored.code as string}-another-build` }));
+  const other = loadCatalog(cat, { indexCache: cache });
+  t.equal(other.indexCache, 'written');
+  t.equal(other.indexCacheRows, undefined, 'nothing reused from another build');
+  t.equal(loadCatalog(cat, { indexCache: cache }).indexCacheRows, 8, 'its own cache, whole');
+  for (const n of ['syn-00001', 'syn-00002', 'syn-00003', 'syn-00004', 'syn-00005']) utimesSync(join(cat, `${n}.svc.json`), now, now);
+  const most = loadCatalog(cat, { indexCache: cache });
+  t.equal(most.indexCacheRows, undefined, 'five of eight changed: a full load');
+  t.equal(most.indexCache, 'written');
+});
+t.test('a deferred cache write: nothing written until asked, then written once', async (t) => {
+  const cat = join(dir, 'deferred');
+  writeCatalog(cat, 6, 'deferred', 'catalog');
+  const cache = join(dir, 'deferred.cache');
+  const first = loadCatalog(cat, { indexCache: cache, deferIndexCacheWrite: true });
+  t.equal(first.indexCache, 'pending');
+  t.throws(() => readFileSync(cache), { code: 'ENOENT' }, 'not written yet');
+  first.writeIndexCache?.();
+  t.equal(first.indexCache, 'written');
+  t.equal(first.writeIndexCache, undefined, 'once');
+  t.equal(loadCatalog(cat, { indexCache: cache, deferIndexCacheWrite: true }).indexCache, 'used');
 });

@@ -6,47 +6,60 @@
  * Trust: the cache is used only when every catalog file has the same path, size, inode, modification and
  * status-change time as when the cache was written (the status-change time moves on every write and cannot be
  * set back by a user, so a file edited in place, even with its modification time restored, invalidates it), and
- * only by the same hearth build (the compiled files that derive rows, by size and modification time) and V8. A
+ * only by the same hearth build (the contents of the compiled files that derive rows) and V8. A
  * recipe's document is still read back from its file and checked against the hash verified when its row was
  * built whenever a view needs it (catalog.ts). Anything else (missing, unreadable, damaged, another catalog or
  * build) means a full load, after which the cache is written again (to a temporary file, then renamed).
+ *
+ * When only some files changed (a sync added or replaced a few recipes), the rest need not be loaded again: the
+ * cache keeps each row's file stamp, and a row is taken from it when its file has exactly the stamp it had, the
+ * cache was written by the same build and V8 for the same folder, and only then (catalog.ts). The changed files
+ * are loaded in full, the search index is built again over all rows, and the cache is written again.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, type Stats, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, type Stats, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import type { PackedSearch } from '../index/search/search.js';
 import type { Row } from './rows.js';
 
 /** Bumped whenever what is stored changes shape. */
-const FORMAT = 1;
+const FORMAT = 2;
 
-/** The modules whose code decides what a row holds (compiled .js beside this one, or the .ts sources). */
+/**
+ * The modules whose code decides what a row or the search index holds (compiled .js beside this one, or the .ts
+ * sources). Their contents are hashed, not their sizes and times: an installed package's files all carry npm's
+ * one fixed modification time, so two releases could otherwise look alike.
+ */
 const DERIVING = [
   './index-cache',
   './catalog',
   './rows',
+  './strings',
   './select/screens',
+  './select/screen-words',
   '../../safety/duration',
+  '../index/entry',
   '../index/search/text',
   '../index/search/search',
 ];
 
 function codeStamp(): string {
-  const parts: string[] = [String(FORMAT), process.versions.v8];
+  const h = createHash('sha256').update(`${FORMAT}|${process.versions.v8}`);
   for (const m of DERIVING) {
-    let st: Stats | undefined;
+    let text: Buffer | undefined;
     for (const ext of ['.js', '.ts']) {
       try {
-        st = statSync(fileURLToPath(new URL(`${m}${ext}`, import.meta.url)));
+        text = readFileSync(fileURLToPath(new URL(`${m}${ext}`, import.meta.url)));
         break;
       } catch {
         // try the other extension
       }
     }
-    parts.push(st ? `${m}:${st.size}:${st.mtimeMs}` : `${m}:missing`);
+    h.update(`|${m}:${text ? text.length : 'missing'}:`);
+    if (text) h.update(text);
   }
-  return parts.join('|');
+  return h.digest('hex');
 }
 
 /** What identifies one catalog file's content without reading it. */
@@ -54,9 +67,14 @@ export function fileStamp(path: string, st: Stats): string {
   return `${path}\u0000${st.size}\u0000${st.ino}\u0000${st.mtimeMs}\u0000${st.ctimeMs}`;
 }
 
-/** The key of a catalog: its folder, every file's stamp (in load order) and the code that derives rows. */
-export function catalogKey(dir: string, stamps: readonly string[]): string {
-  const h = createHash('sha256').update(codeStamp()).update('\u0000').update(dir);
+/** What a cache's rows may be reused for: the same code that derives rows, on the same V8, for the same folder. */
+export function codeKey(dir: string): string {
+  return createHash('sha256').update(codeStamp()).update('\u0000').update(dir).digest('hex');
+}
+
+/** The key of a catalog: the code and folder (`codeKey`) and every file's stamp, in load order. */
+export function catalogKey(code: string, stamps: readonly string[]): string {
+  const h = createHash('sha256').update(code);
   for (const s of stamps) h.update('\u0001').update(s);
   return h.digest('hex');
 }
@@ -73,10 +91,24 @@ export interface CachedIndex {
 interface Stored extends CachedIndex {
   format: number;
   key: string;
+  /** `codeKey` of the build and folder that wrote it. */
+  code: string;
+  /** Each row's file stamp (`fileStamp`), in row order. */
+  stamps: string[];
 }
 
-/** The stored index when `file` holds the cache of exactly this key; undefined otherwise (never throws). */
-export function readIndexCache(file: string, key: string): CachedIndex | undefined {
+/** What a cache holds for this catalog: all of it (`exact`: the same files), or rows to reuse by their file stamps. */
+export interface CacheRead extends CachedIndex {
+  exact: boolean;
+  stamps: string[];
+}
+
+/**
+ * The stored index when `file` holds a cache written by this build for this folder (`code`, see `codeKey`): exact
+ * when its key is `key` (the same files), else only its rows are of use, each for a file of the same stamp.
+ * Undefined otherwise (never throws).
+ */
+export function readIndexCache(file: string, key: string, code: string): CacheRead | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -85,8 +117,10 @@ export function readIndexCache(file: string, key: string): CachedIndex | undefin
   }
   try {
     const stored = deserialize(bytes) as Partial<Stored>;
-    if (stored?.format !== FORMAT || stored.key !== key || !Array.isArray(stored.rows) || !stored.search) return undefined;
-    return { rows: stored.rows, search: stored.search };
+    const { rows, stamps, search } = stored ?? {};
+    if (stored?.format !== FORMAT || stored.code !== code || !Array.isArray(rows) || !search) return undefined;
+    if (!Array.isArray(stamps) || stamps.length !== rows.length) return undefined;
+    return { rows, search, stamps, exact: stored.key === key };
   } catch {
     // Damaged or foreign: a full load writes it again.
     return undefined;
@@ -97,10 +131,17 @@ export function readIndexCache(file: string, key: string): CachedIndex | undefin
  * Write the cache of `key` (best effort: a read-only place only costs the next start a full load). Returns
  * undefined when written, else why not (an errno code or a message).
  */
-export function writeIndexCache(file: string, key: string, rows: readonly Row[], search: PackedSearch): string | undefined {
+export function writeIndexCache(
+  file: string,
+  ids: { key: string; code: string; stamps: string[] },
+  rows: readonly Row[],
+  search: PackedSearch,
+): string | undefined {
   const stored: Stored = {
     format: FORMAT,
-    key,
+    key: ids.key,
+    code: ids.code,
+    stamps: ids.stamps,
     search,
     rows: rows.map((r) => {
       const { doc: _doc, ...rest } = r;
