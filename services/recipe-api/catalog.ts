@@ -35,7 +35,10 @@ export interface Catalog {
    * `writeIndexCache` writes it, see LoadOptions.deferIndexCacheWrite).
    */
   indexCache?: 'used' | 'written' | 'failed' | 'pending';
-  /** Rows taken from the index cache: all of them when it was used whole, those of unchanged files after a change. */
+  /**
+   * Rows taken from the index cache: those of unchanged files (all of them when it was used whole), less the rows
+   * of documents without a hash, which are read and derived again at every start.
+   */
   indexCacheRows?: number;
   /** With `indexCache: 'pending'`: write the index cache now (once; sets `indexCache` to written or failed). */
   writeIndexCache?: () => void;
@@ -236,8 +239,9 @@ function partlyCachedRows(
     const at = byStamp.get(stamps[i] as string);
     if (at === undefined) return undefined;
     byStamp.delete(stamps[i] as string);
-    reused++;
-    return cachedRow(cached.rows[at] as StoredRow, i, files[i] as string, docs, strings);
+    const stored = cached.rows[at] as StoredRow;
+    if (stored.hash !== '') reused++;
+    return cachedRow(stored, i, files[i] as string, docs, strings);
   };
   return { rows: loadRows(dir, files, docs, 0, false, reuse).rows, reused };
 }
@@ -278,7 +282,7 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
   if (whole) {
     const strings = new Strings();
     rows = whole.rows.map((s, i) => cachedRow(s, i, files[i] as string, docs, strings));
-    reused = rows.length;
+    for (const r of whole.rows) if (r.hash !== '') reused++;
   } else {
     // Some files changed: the rows of those that did not are taken from the cache (each by its file's stamp).
     const partly = cached ? partlyCachedRows(dir, files, stamps, cached, docs) : undefined;
