@@ -23,7 +23,7 @@ export function cliKind(): string {
 export interface Spawned {
   /** Spawn to the first 200 on the probe path, ms. */
   ms: number;
-  /** What it has printed on stdout so far. */
+  /** What it has printed so far, stdout then stderr. */
   output: () => string;
   pid: number;
   url: string;
@@ -78,7 +78,7 @@ export function spawnServer(args: string[], probe: string, env: NodeJS.ProcessEn
       const ms = performance.now() - t0;
       clearTimeout(timer);
       child.off('exit', onExit);
-      resolve({ ms, pid: child.pid as number, url, kill, output: () => out });
+      resolve({ ms, pid: child.pid as number, url, kill, output: () => `${out}${err}` });
     });
   });
 }

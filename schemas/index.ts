@@ -111,17 +111,22 @@ export function schemaSourceHash(dir: string): string {
 
 let currentHash: string | null | undefined;
 
+/** `schemaSourceHash` of the schemas this process validates with (null when they cannot be found). */
+export function schemasHash(): string | null {
+  if (currentHash === undefined) {
+    const common = dataPath('json/common.schema.json');
+    currentHash = common === undefined ? null : schemaSourceHash(common.slice(0, -'common.schema.json'.length));
+  }
+  return currentHash;
+}
+
 /** The built file `name` when it was built from exactly these schemas; null otherwise. */
 function builtFile(name: string): Precompiled | null {
   const file = places(name)
     .map((u) => fileURLToPath(u))
     .find((f) => existsSync(f));
   if (file === undefined) return null;
-  if (currentHash === undefined) {
-    const common = dataPath('json/common.schema.json');
-    currentHash = common === undefined ? null : schemaSourceHash(common.slice(0, -'common.schema.json'.length));
-  }
-  if (currentHash === null) return null;
+  if (schemasHash() === null) return null;
   try {
     const mod = createRequire(import.meta.url)(file) as Precompiled;
     return mod.sourceHash === currentHash ? mod : null;

@@ -92,8 +92,12 @@ t.test('the cache is written while the server runs, once it has answered and gon
   const { env, xdg } = envFor('quiet');
   const first = await serve(t, env);
   const cache = join(xdg, 'hearth', cacheFileName(catalog));
-  // No deadline of its own here: the write comes ~200 ms after the last answer; the test's timeout bounds the wait.
-  while (!existsSync(cache)) await new Promise((r) => setTimeout(r, 50));
+  // The write comes 200-400 ms after the last answer; a minute without it is a failure, not a slow machine.
+  for (let waited = 0; !/recipe API index cache written to \S+/.test(first.output()); waited += 50) {
+    if (waited > 60_000) return t.fail(`no index cache written while serving: ${first.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  t.ok(existsSync(cache), 'it says so once the file is there');
   t.equal(first.child.exitCode, null, 'written while it still serves');
   const res = await fetch(`${first.url}/api/search?q=lentil`);
   t.equal(res.status, 200, 'and it answers after');

@@ -9,7 +9,7 @@ import { documentHash } from '../../core/hash.js';
 import { packageRoot } from '../../platform/paths.js';
 import type { RecipeFacts } from '../index/entry.js';
 import { SearchIndex } from '../index/search/search.js';
-import { type CacheRead, catalogKey, codeKey, fileStamp, readIndexCache, type StoredRow, writeIndexCache } from './index-cache.js';
+import { catalogKey, codeKey, fileStamp, readIndexCache, type StoredRow, writeIndexCache } from './index-cache.js';
 import { loadWorkers, parallelReader } from './load-parallel.js';
 import { ApiError } from './params.js';
 import { CatalogError, readJson, readRecipe } from './recipe-check.js';
@@ -35,7 +35,10 @@ export interface Catalog {
    * `writeIndexCache` writes it, see LoadOptions.deferIndexCacheWrite).
    */
   indexCache?: 'used' | 'written' | 'failed' | 'pending';
-  /** Rows taken from the index cache: all of them when it was used whole, those of unchanged files after a change. */
+  /**
+   * Rows taken from the index cache: those of unchanged files (all of them when it was used whole), less the rows
+   * of documents without a hash, which are read and derived again at every start.
+   */
   indexCacheRows?: number;
   /** With `indexCache: 'pending'`: write the index cache now (once; sets `indexCache` to written or failed). */
   writeIndexCache?: () => void;
@@ -222,7 +225,7 @@ function partlyCachedRows(
   dir: string,
   files: readonly string[],
   stamps: readonly string[],
-  cached: CacheRead,
+  cached: { rows: StoredRow[]; stamps: string[] },
   docs: Map<string, Json>,
 ): { rows: Row[]; reused: number } | undefined {
   const byStamp = new Map<string, number>();
@@ -236,8 +239,9 @@ function partlyCachedRows(
     const at = byStamp.get(stamps[i] as string);
     if (at === undefined) return undefined;
     byStamp.delete(stamps[i] as string);
-    reused++;
-    return cachedRow(cached.rows[at] as StoredRow, i, files[i] as string, docs, strings);
+    const stored = cached.rows[at] as StoredRow;
+    if (stored.hash !== '') reused++;
+    return cachedRow(stored, i, files[i] as string, docs, strings);
   };
   return { rows: loadRows(dir, files, docs, 0, false, reuse).rows, reused };
 }
@@ -278,10 +282,13 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
   if (whole) {
     const strings = new Strings();
     rows = whole.rows.map((s, i) => cachedRow(s, i, files[i] as string, docs, strings));
-    reused = rows.length;
+    for (const r of whole.rows) if (r.hash !== '') reused++;
   } else {
-    // Some files changed: the rows of those that did not are taken from the cache (each by its file's stamp).
-    const partly = cached ? partlyCachedRows(dir, files, stamps, cached, docs) : undefined;
+    // Some files changed: the rows of those that did not are taken from the cache (each by its file's stamp). The
+    // search index is built again, so the stored one is let go at once, before the load.
+    const old = cached ? { rows: cached.rows, stamps: cached.stamps } : undefined;
+    cached = undefined;
+    const partly = old ? partlyCachedRows(dir, files, stamps, old, docs) : undefined;
     if (partly) ({ rows, reused } = partly);
     else {
       const full = loadRows(dir, files, docs, loadWorkers(files.length, opts.workers), opts.workersOnly);

@@ -127,14 +127,8 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
   if (api.catalog.indexCache !== 'used') compactGarbageNow();
   else collectGarbageNow();
   const loadMs = Math.round(performance.now() - started);
-  let address: string;
-  try {
-    address = await api.app.listen({ port, host: opts.host });
-  } catch (err) {
-    throw new CliError(`cannot listen on ${opts.host}:${port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
   // The index cache is written once the server is quiet (platform/when-quiet.ts), not before the first answers
-  // (2,000 rows: ~50 ms); a stop before then writes it before exiting.
+  // (2,000 rows: ~50 ms); a stop before then, or a failed listen, writes it before exiting.
   const writeCache = () => {
     if (!api.catalog.writeIndexCache) return;
     try {
@@ -149,6 +143,14 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
       );
     else process.stdout.write(`recipe API index cache written to ${indexCache}\n`);
   };
+  let address: string;
+  try {
+    address = await api.app.listen({ port, host: opts.host });
+  } catch (err) {
+    // A service restarted in a loop on a taken port must not load the whole catalog at every attempt.
+    writeCache();
+    throw new CliError(`cannot listen on ${opts.host}:${port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
   const housekeeping = api.catalog.writeIndexCache
     ? whenQuiet(api.app.server, () => {
         writeCache();

@@ -3,15 +3,17 @@
  * the reference's catalog recipes and on synthetic ones. The cache is used whole only while every file is
  * unchanged; after a change, only the rows of files whose stamp is unchanged are taken from it.
  */
-import { readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import t from 'tap';
 import { documentHash } from '../../core/hash.js';
+import { packageRoot } from '../../platform/paths.js';
 import { scratchFiles } from '../../test-support/cli.js';
 import { writeCatalog } from '../catalog/generate.js';
 import { allowedEdits, editDistance, tokens } from '../index/search/text.js';
 import { type Catalog, CatalogError, loadCatalog } from './catalog.js';
+import { codeStamp, DERIVING, missingDeriving } from './index-cache.js';
 import { type Row, rowOf, Strings } from './rows.js';
 import { createRecipeApi } from './server.js';
 import { copyReferenceCatalog } from './test-helpers.js';
@@ -234,7 +236,7 @@ t.test('after a change, rows from the cache and rows loaded again answer as a fu
 
   const partly = loadCatalog(cat, { indexCache: cache });
   const full = loadCatalog(cat);
-  t.equal(partly.indexCacheRows, 37, 'the unchanged files from the cache (the one without a hash read and its row made again)');
+  t.equal(partly.indexCacheRows, 36, 'the unchanged files from the cache, but the one without a hash (read, its row made again)');
   t.equal(partly.rows.length, 40);
   t.strictSame(data(partly.rows), data(full.rows), 'the same rows, in file order, with their positions');
   t.strictSame(partly.byId.get('syn-00009')?.doc(), full.byId.get('syn-00009')?.doc(), 'the document without a hash, read now');
@@ -256,7 +258,7 @@ t.test('after a change, rows from the cache and rows loaded again answer as a fu
   writeFileSync(join(cat, 'added', 'syn-00001.svc.json'), '{"id": "added-00001"');
   t.throws(() => loadCatalog(cat, { indexCache: cache }), /added\/syn-00001\.svc\.json: not valid JSON/);
   rmSync(join(cat, 'added'), { recursive: true });
-  t.equal(loadCatalog(cat, { indexCache: cache }).indexCacheRows, 39, 'the cache of the last good start');
+  t.equal(loadCatalog(cat, { indexCache: cache }).indexCacheRows, 38, 'the cache of the last good start');
 });
 
 t.test('rows are taken only from a cache of the same build, and not when most files changed', async (t) => {
@@ -274,10 +276,23 @@ t.test('rows are taken only from a cache of the same build, and not when most fi
   t.equal(other.indexCacheRows, undefined, 'nothing reused from another build');
   t.equal(loadCatalog(cat, { indexCache: cache }).indexCacheRows, 8, 'its own cache, whole');
   for (const n of ['syn-00001', 'syn-00002', 'syn-00003', 'syn-00004', 'syn-00005']) utimesSync(join(cat, `${n}.svc.json`), now, now);
-  const most = loadCatalog(cat, { indexCache: cache });
+  const most = loadCatalog(cat, { indexCache: cache, workers: 1 });
   t.equal(most.indexCacheRows, undefined, 'five of eight changed: a full load');
+  t.equal(most.loadWorkers?.threads, 1, 'on the worker threads asked for');
   t.equal(most.indexCache, 'written');
 });
+t.test('the build stamp: the contents of the modules, and no reuse while one is missing', async (t) => {
+  t.same(missingDeriving(), [], 'every module that shapes a row is found beside the cache code');
+  const built = join(packageRoot(), 'dist', 'services', 'recipe-api');
+  if (existsSync(built))
+    for (const m of DERIVING) t.ok(existsSync(join(built, `${m}.js`)), `${m}.js in dist/, where a build and a release find it`);
+  const a = Buffer.from('export const x = 1;');
+  const b = Buffer.from('export const x = 2;');
+  t.equal(codeStamp([a]), codeStamp([a]));
+  t.not(codeStamp([a]), codeStamp([b]), 'a change of the same size');
+  t.not(codeStamp([a, undefined]), codeStamp([a, undefined]), 'a missing module: a stamp no cache matches');
+});
+
 t.test('a deferred cache write: nothing written until asked, then written once', async (t) => {
   const cat = join(dir, 'deferred');
   writeCatalog(cat, 6, 'deferred', 'catalog');

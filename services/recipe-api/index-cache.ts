@@ -16,10 +16,13 @@
  * cache was written by the same build and V8 for the same folder, and only then (catalog.ts). The changed files
  * are loaded in full, the search index is built again over all rows, and the cache is written again.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, type Stats, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
+import { packageRoot } from '../../platform/paths.js';
+import { schemasHash } from '../../schemas/index.js';
 import type { PackedSearch } from '../index/search/search.js';
 import type { Row } from './rows.js';
 
@@ -27,13 +30,15 @@ import type { Row } from './rows.js';
 const FORMAT = 2;
 
 /**
- * The modules whose code decides what a row or the search index holds (compiled .js beside this one, or the .ts
- * sources). Their contents are hashed, not their sizes and times: an installed package's files all carry npm's
- * one fixed modification time, so two releases could otherwise look alike.
+ * The modules whose code decides what a row or the search index holds, or which document a load accepts (reading,
+ * the strict parse, the hash; the schemas are stamped by their own hash): compiled .js beside this one, or the .ts
+ * sources. Their contents are hashed, not their sizes and times: an installed package's files all carry npm's one
+ * fixed modification time, so two releases could otherwise look alike. A build adds its own stamp (dist/.built).
  */
-const DERIVING = [
+export const DERIVING = [
   './index-cache',
   './catalog',
+  './recipe-check',
   './rows',
   './strings',
   './select/screens',
@@ -42,23 +47,51 @@ const DERIVING = [
   '../index/entry',
   '../index/search/text',
   '../index/search/search',
+  '../../core/hash',
+  '../../core/canonical',
+  '../../core/json-bytes',
+  '../../core/json-errors',
+  '../../core/json-parse',
+  '../../core/json-parse-fast',
+  '../../schemas/index',
 ];
 
-function codeStamp(): string {
-  const h = createHash('sha256').update(`${FORMAT}|${process.versions.v8}`);
-  for (const m of DERIVING) {
-    let text: Buffer | undefined;
-    for (const ext of ['.js', '.ts']) {
-      try {
-        text = readFileSync(fileURLToPath(new URL(`${m}${ext}`, import.meta.url)));
-        break;
-      } catch {
-        // try the other extension
-      }
+/** Each module's source (by its URL beside this one) or undefined when it is missing. */
+function moduleSource(m: string): Buffer | undefined {
+  for (const ext of ['.js', '.ts']) {
+    try {
+      return readFileSync(fileURLToPath(new URL(`${m}${ext}`, import.meta.url)));
+    } catch {
+      // try the other extension
     }
-    h.update(`|${m}:${text ? text.length : 'missing'}:`);
-    if (text) h.update(text);
   }
+  return undefined;
+}
+
+/** The modules of DERIVING that cannot be found here (none, in a build, a release or the sources). */
+export function missingDeriving(): string[] {
+  return DERIVING.filter((m) => moduleSource(m) === undefined);
+}
+
+/**
+ * What a cache's rows depend on besides the files: V8 and ICU (the text folding uses Unicode properties), the
+ * contents of the modules (`sources`, DERIVING's by default), the schemas, and the build's stamp when there is one. A module that cannot be found
+ * makes a stamp of its own, so that no cache is reused while the stamp cannot see the code.
+ */
+export function codeStamp(sources: readonly (Buffer | undefined)[] = DERIVING.map(moduleSource)): string {
+  const v = process.versions;
+  const h = createHash('sha256').update(`${FORMAT}|${v.v8}|${v.unicode ?? ''}|${v.icu ?? ''}|${schemasHash() ?? ''}`);
+  let missing = false;
+  for (const text of sources) {
+    if (text === undefined) missing = true;
+    else h.update(`|${text.length}:`).update(text);
+  }
+  try {
+    h.update('|build:').update(readFileSync(join(packageRoot(), 'dist', '.built')));
+  } catch {
+    // sources run through a loader, no build
+  }
+  if (missing) h.update(`|a module is missing: ${randomUUID()}`);
   return h.digest('hex');
 }
 
