@@ -6,9 +6,11 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { scratchFiles, spawnCli } from '../../test-support/cli.js';
+import { runCli, scratchFiles, spawnCli } from '../../test-support/cli.js';
 import { cacheFileName, defaultCacheDir, defaultCacheFile } from './cache-location.js';
 import { copyReferenceCatalog } from './test-helpers.js';
 
@@ -94,7 +96,7 @@ t.test('the cache is written while the server runs, once it has answered and gon
   const cache = join(xdg, 'hearth', cacheFileName(catalog));
   // The write comes 200-400 ms after the last answer; a minute without it is a failure, not a slow machine.
   for (let waited = 0; !/recipe API index cache written to \S+/.test(first.output()); waited += 50) {
-    if (waited > 60_000) return t.fail(`no index cache written while serving: ${first.output()}`);
+    if (waited > 60_000 || first.child.exitCode !== null) return t.fail(`no index cache written while serving: ${first.output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   t.ok(existsSync(cache), 'it says so once the file is there');
@@ -114,6 +116,21 @@ t.test('the cache is written while the server runs, once it has answered and gon
   t.match(changed.how, /^, (\d+) of them from the index cache$/);
   t.equal(Number(/\d+/.exec(changed.how)?.[0]), Number(changed.count) - 1, 'all but the changed one');
   await stopped(changed.child);
+});
+
+t.test('a start that cannot listen still writes the index cache (a unit restarting on a taken port)', async (t) => {
+  const { env, xdg } = envFor('taken-port');
+  const holder = createServer();
+  await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+  t.teardown(() => holder.close());
+  const port = String((holder.address() as AddressInfo).port);
+  const res = await runCli(['recipe-api', 'serve', '--catalog', catalog, '--host', '127.0.0.1', '--port', port], {
+    env,
+    timeoutMs: 120_000,
+  });
+  t.not(res.code, 0);
+  t.match(res.stderr, /cannot listen on 127\.0\.0\.1:\d+: EADDRINUSE/);
+  t.ok(existsSync(join(xdg, 'hearth', cacheFileName(catalog))), 'the cache is there for the next attempt');
 });
 
 t.test('$CACHE_DIRECTORY (systemd) wins over XDG_CACHE_HOME; HOME is the last resort', async (t) => {

@@ -265,16 +265,19 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
     throw new CatalogError(`${dir}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   if (!st.isDirectory()) throw new CatalogError(`${dir}: not a directory`);
+  // The index cache only where its stamp can see the code that derives rows (index-cache.ts).
+  const codeId = opts.indexCache !== undefined ? codeKey(dir) : undefined;
+  const code = codeId && 'key' in codeId ? codeId.key : '';
+  const cacheFile = code !== '' ? opts.indexCache : undefined;
   const files: string[] = [];
   // Each file's stats only for the index cache's key (a load without the cache need not stat every file).
-  let stats: Stats[] | undefined = opts.indexCache !== undefined ? [] : undefined;
+  let stats: Stats[] | undefined = cacheFile !== undefined ? [] : undefined;
   walk(dir, files, 0, stats);
   const docs = new Map<string, Json>();
   const stamps = stats ? stampsOf(files, stats) : [];
   stats = undefined;
-  const code = opts.indexCache !== undefined ? codeKey(dir) : '';
-  const key = opts.indexCache !== undefined ? catalogKey(code, stamps) : '';
-  let cached = opts.indexCache !== undefined ? readIndexCache(opts.indexCache, key, code) : undefined;
+  const key = cacheFile !== undefined ? catalogKey(code, stamps) : '';
+  let cached = cacheFile !== undefined ? readIndexCache(cacheFile, key, code) : undefined;
   const whole = cached?.exact === true && cached.rows.length === files.length ? cached : undefined;
   let rows: Row[];
   let reused = 0;
@@ -286,9 +289,10 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
   } else {
     // Some files changed: the rows of those that did not are taken from the cache (each by its file's stamp). The
     // search index is built again, so the stored one is let go at once, before the load.
-    const old = cached ? { rows: cached.rows, stamps: cached.stamps } : undefined;
+    let old = cached ? { rows: cached.rows, stamps: cached.stamps } : undefined;
     cached = undefined;
     const partly = old ? partlyCachedRows(dir, files, stamps, old, docs) : undefined;
+    old = undefined;
     if (partly) ({ rows, reused } = partly);
     else {
       const full = loadRows(dir, files, docs, loadWorkers(files.length, opts.workers), opts.workersOnly);
@@ -324,8 +328,11 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
   if (workers) cat.loadWorkers = workers;
   if (reused > 0) cat.indexCacheRows = reused;
   if (whole) cat.indexCache = 'used';
-  else if (opts.indexCache !== undefined) {
-    const write = cacheWriter(cat, opts.indexCache, { key, code, stamps });
+  else if (codeId && 'missing' in codeId) {
+    cat.indexCache = 'failed';
+    cat.indexCacheError = `it cannot see the code that derives rows (missing: ${codeId.missing.join(', ')})`;
+  } else if (cacheFile !== undefined) {
+    const write = cacheWriter(cat, cacheFile, { key, code, stamps });
     if (opts.deferIndexCacheWrite) {
       cat.indexCache = 'pending';
       cat.writeIndexCache = write;

@@ -143,6 +143,8 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
       );
     else process.stdout.write(`recipe API index cache written to ${indexCache}\n`);
   };
+  if (api.catalog.indexCache === 'failed')
+    process.stderr.write(`hearth: warning: no index cache: ${api.catalog.indexCacheError}; every start reads the whole catalog\n`);
   let address: string;
   try {
     address = await api.app.listen({ port, host: opts.host });

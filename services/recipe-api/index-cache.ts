@@ -75,8 +75,9 @@ export function missingDeriving(): string[] {
 
 /**
  * What a cache's rows depend on besides the files: V8 and ICU (the text folding uses Unicode properties), the
- * contents of the modules (`sources`, DERIVING's by default), the schemas, and the build's stamp when there is one. A module that cannot be found
- * makes a stamp of its own, so that no cache is reused while the stamp cannot see the code.
+ * contents of the modules (`sources`, DERIVING's by default), the schemas, and the build's stamp when there is
+ * one. A module that cannot be found makes a stamp of its own, so that no cache is reused while the stamp cannot
+ * see the code (codeKey does not even read or write a cache then).
  */
 export function codeStamp(sources: readonly (Buffer | undefined)[] = DERIVING.map(moduleSource)): string {
   const v = process.versions;
@@ -100,9 +101,15 @@ export function fileStamp(path: string, st: Stats): string {
   return `${path}\u0000${st.size}\u0000${st.ino}\u0000${st.mtimeMs}\u0000${st.ctimeMs}`;
 }
 
-/** What a cache's rows may be reused for: the same code that derives rows, on the same V8, for the same folder. */
-export function codeKey(dir: string): string {
-  return createHash('sha256').update(codeStamp()).update('\u0000').update(dir).digest('hex');
+/**
+ * What a cache's rows may be reused for: the same code that derives rows, on the same V8, for the same folder.
+ * When a module of DERIVING cannot be found the stamp cannot see the code: no key, and the modules missing.
+ */
+export function codeKey(dir: string): { key: string } | { missing: string[] } {
+  const sources = DERIVING.map(moduleSource);
+  const missing = DERIVING.filter((_, i) => sources[i] === undefined);
+  if (missing.length > 0) return { missing };
+  return { key: createHash('sha256').update(codeStamp(sources)).update('\u0000').update(dir).digest('hex') };
 }
 
 /** The key of a catalog: the code and folder (`codeKey`) and every file's stamp, in load order. */
