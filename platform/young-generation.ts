@@ -144,15 +144,27 @@ export function compactGarbageNow(): void {
 /**
  * Give back the pages of the heap that collections freed, on V8 12 and later (Node 22, 24), where V8 keeps freed
  * pages in a pool, still resident, until a memory-reducing collection (the `last-resort` flavour of its gc
- * extension) releases them. Measured on Node 24.22 (platform/release-pages.test.ts's probe: 400,000 small objects
- * made, nine tenths dropped): resident 127-131 MB after a compacting collection and 700 ms, 64-65 MB after this;
- * the recipe API over 2,000 recipes 124.6 -> 100.5 MB (175 -> ~95 resident 256 KB pages). Node 20's V8 11.3
- * releases them after any full collection (55.5 MB there either way), so it does nothing there and says false.
- * Several full collections in a row: run it only when nothing waits (the recipe API, once its server is quiet).
+ * extension) releases them. Measured on Node 24.22: platform/release-pages.test.ts's probe (400,000 small objects
+ * made, nine tenths dropped, a compacting collection) stays at ~140 MB resident without it and drops to ~73 MB
+ * with it; the recipe API over 2,000 recipes, side by side, 123 -> 99 MB once quiet (docs/recipe-api.md). Node
+ * 20's V8 11.3 releases them after any full collection, so it does nothing there and says false. Several full
+ * collections in a row: run it only when nothing waits (the recipe API, once its server is quiet).
  */
 export function releaseFreedPages(v8 = process.versions.v8): boolean {
   if (Number(v8.split('.')[0]) < 12) return false;
-  gcFunction()({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  // Its collections run back to back with no JavaScript between them: with code flushing on (flushIdleCode) they
+  // would drop the compiled code of everything, the request path included (measured: 300 warm functions 0.13-0.25
+  // ms again after a plain collection, 4.1-4.5 ms after this one). So no flushing during it, as before after it.
+  const asked = commandLineFlags();
+  setFlagsFromString('--no-flush-bytecode');
+  setFlagsFromString('--no-flush-baseline-code');
+  try {
+    gcFunction()({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  } finally {
+    setFlagsFromString(asked.includes('--no-flush-bytecode') ? '--no-flush-bytecode' : '--flush-bytecode');
+    const baseline = applied.has('--flush-baseline-code') || /--flush-baseline-code\b/.test(asked.replace('--no-flush-baseline-code', ''));
+    setFlagsFromString(baseline ? '--flush-baseline-code' : '--no-flush-baseline-code');
+  }
   return true;
 }
 
