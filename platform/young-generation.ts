@@ -162,7 +162,7 @@ export function releaseFreedPages(v8 = process.versions.v8): boolean {
     gcFunction()({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   } finally {
     setFlagsFromString(asked.includes('--no-flush-bytecode') ? '--no-flush-bytecode' : '--flush-bytecode');
-    const baseline = applied.has('--flush-baseline-code') || /--flush-baseline-code\b/.test(asked.replace('--no-flush-baseline-code', ''));
+    const baseline = applied.has('--flush-baseline-code') || /(^|\s)--flush-baseline-code\b/.test(asked);
     setFlagsFromString(baseline ? '--flush-baseline-code' : '--no-flush-baseline-code');
   }
   return true;

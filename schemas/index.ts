@@ -126,10 +126,11 @@ function builtFile(name: string): Precompiled | null {
     .map((u) => fileURLToPath(u))
     .find((f) => existsSync(f));
   if (file === undefined) return null;
-  if (schemasHash() === null) return null;
+  const hash = schemasHash();
+  if (hash === null) return null;
   try {
     const mod = createRequire(import.meta.url)(file) as Precompiled;
-    return mod.sourceHash === currentHash ? mod : null;
+    return mod.sourceHash === hash ? mod : null;
   } catch {
     // A damaged or foreign file: compile at run time instead.
     return null;

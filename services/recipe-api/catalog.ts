@@ -300,8 +300,6 @@ export function loadCatalog(dir: string, opts: LoadOptions = {}): Catalog {
       workers = full.workers;
     }
   }
-  // The old cache's rows and search index are not needed any more (the writer below must not hold them).
-  cached = undefined;
   if (rows.length === 0) throw new CatalogError(`${dir}: no recipe documents (*.json) found`);
   const byId = new Map<string, Row>();
   for (const r of rows) byId.set(r.id, r);

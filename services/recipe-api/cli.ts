@@ -156,16 +156,16 @@ export async function runRecipeApi(opts: RecipeApiCommandOptions): Promise<void>
   }
   // Once quiet: the pending cache written, then its buffer given back (a plain collection); on V8 12 and later
   // also the pages the load's collections freed, which V8 keeps resident until asked (releaseFreedPages).
-  const wrote = api.catalog.writeIndexCache !== undefined;
+  const cachePending = api.catalog.writeIndexCache !== undefined;
   // A cache to write waits 5 s at most (the next start needs it); the pages alone wait for a quiet moment, however
   // long: a server that is never quiet pays no pause for them.
   const housekeeping = whenQuiet(
     api.app.server,
     () => {
       writeCache();
-      if (!releaseFreedPages() && wrote) collectGarbageNow();
+      if (!releaseFreedPages() && cachePending) collectGarbageNow();
     },
-    { maxMs: wrote ? 5000 : Number.POSITIVE_INFINITY },
+    { maxMs: cachePending ? 5000 : Number.POSITIVE_INFINITY },
   );
   const reused = api.catalog.indexCacheRows;
   const cache = api.catalog.indexCache;

@@ -70,7 +70,8 @@ function moduleSource(m: string): Buffer | undefined {
 
 /** The modules of DERIVING that cannot be found here (none, in a build, a release or the sources). */
 export function missingDeriving(): string[] {
-  return DERIVING.filter((m) => moduleSource(m) === undefined);
+  const code = codeKey('');
+  return 'missing' in code ? code.missing : [];
 }
 
 /**
